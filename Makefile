@@ -1,0 +1,27 @@
+# Two commands do everything on a fresh machine (see README.md):
+#   make demo   -- the offline demo
+#   make test   -- the test suite (what .ci/run calls)
+# The virtual environment is created on first use and refreshed when pyproject.toml changes.
+
+VENV  ?= .venv
+PY    := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+export UV_COMPILE_BYTECODE := 1
+
+.PHONY: demo test bench
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check uv \
+	  && $(VENV)/bin/uv pip install --quiet --python $(PY) -e '.[dev]' \
+	  || $(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/cogeval demo
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+bench: $(STAMP)
+	$(PY) benchmarks/bench_bootstrap.py

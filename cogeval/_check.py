@@ -1,0 +1,99 @@
+"""Validators for the edges of the public API.
+
+Each names the argument, says what it expected and what it received, and
+raises :class:`~cogeval.errors.InputError` (a ``ValueError``)::
+
+    >>> check_probability("alpha", 1.5)
+    Traceback (most recent call last):
+    ...
+    cogeval.errors.InputError: alpha must be a number in [0, 1]; got 1.5
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+
+from cogeval.errors import InputError
+
+__all__ = [
+    "as_float_array",
+    "check_choice",
+    "check_positive_int",
+    "check_positive_number",
+    "check_probability",
+    "check_same_length",
+    "describe",
+]
+
+
+def describe(value: Any, limit: int = 60) -> str:
+    """A short ``repr`` of ``value`` for an error message, cut at ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, Real) and not isinstance(value, bool)
+
+
+def check_probability(name: str, value: Any, *, open_interval: bool = False) -> float:
+    """Return ``value`` as a float in [0, 1] (or (0, 1) when ``open_interval``)."""
+    ok = _is_real(value) and (0 < value < 1 if open_interval else 0 <= value <= 1)
+    if not ok:
+        bounds = "(0, 1)" if open_interval else "[0, 1]"
+        raise InputError(f"{name} must be a number in {bounds}; got {describe(value)}")
+    return float(value)
+
+
+def check_positive_int(name: str, value: Any, *, minimum: int = 1) -> int:
+    """Return ``value`` as an int >= ``minimum``; bools and floats are refused."""
+    if not isinstance(value, Integral) or isinstance(value, bool) or value < minimum:
+        raise InputError(f"{name} must be an integer >= {minimum}; got {describe(value)}")
+    return int(value)
+
+
+def check_positive_number(name: str, value: Any) -> float:
+    """Return ``value`` as a finite float > 0."""
+    if not _is_real(value) or not math.isfinite(value) or value <= 0:
+        raise InputError(f"{name} must be a finite number > 0; got {describe(value)}")
+    return float(value)
+
+
+def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
+    """Return ``value`` lower-cased if it is one of ``choices`` (case-insensitive)."""
+    options = tuple(choices)
+    if isinstance(value, str) and value.lower() in options:
+        return value.lower()
+    listed = ", ".join(repr(c) for c in options)
+    raise InputError(f"{name} must be one of {listed}; got {describe(value)}")
+
+
+def as_float_array(name: str, values: Any, *, allow_nan: bool = False) -> np.ndarray:
+    """Return ``values`` as a 1-D float array, refusing text, nesting, inf and (unless allowed) NaN."""
+    try:
+        array = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a sequence of numbers; got {describe(values)}") from None
+    if array.ndim == 0:
+        raise InputError(f"{name} must be a sequence of numbers, not a single value; got {describe(values)}")
+    if array.ndim != 1:
+        raise InputError(f"{name} must be one-dimensional; got shape {array.shape}")
+    if np.isinf(array).any():
+        raise InputError(f"{name} must not contain infinite values; found one at position {int(np.flatnonzero(np.isinf(array))[0])}")
+    if not allow_nan and np.isnan(array).any():
+        position = int(np.flatnonzero(np.isnan(array))[0])
+        raise InputError(f"{name} must not contain NaN; found one at position {position}")
+    return array
+
+
+def check_same_length(name_a: str, a: np.ndarray, name_b: str, b: np.ndarray) -> None:
+    """Raise when two paired samples differ in length, naming both."""
+    if len(a) != len(b):
+        raise InputError(
+            f"{name_a} and {name_b} must be paired (the same length); got {len(a)} and {len(b)} values"
+        )

@@ -1,0 +1,63 @@
+"""The tidy vocabulary: every column name cogeval writes, declared once.
+
+Column names are API (DESIGN §2): snake_case, units in the name, never changed
+by an argument. Import the constants instead of spelling the strings.
+"""
+
+from __future__ import annotations
+
+# identifiers
+RUN_ID = "run_id"
+CASE_KEY = "case_key"
+OCCURRENCE = "occurrence"
+TRIAL = "trial"
+METRIC = "metric"
+TRACE_ID = "trace_id"
+
+# case fields
+INPUT = "input"
+EXPECTED = "expected"
+CONTEXT = "context"
+METADATA = "metadata"
+TURNS = "turns"
+
+# results
+OUTPUT = "output"
+ERROR = "error"
+DURATION_S = "duration_s"
+INPUT_TOKENS = "input_tokens"
+OUTPUT_TOKENS = "output_tokens"
+COST_USD = "cost_usd"
+
+# scores
+SCORE = "score"
+
+# statistics
+CI_LOW = "ci_low"
+CI_HIGH = "ci_high"
+P_VALUE = "p_value"
+ADJUSTED_P_VALUE = "adjusted_p_value"
+SIGNIFICANT = "significant"
+
+# comparison and changes
+BASE = "base"
+HEAD = "head"
+N = "n"
+DIFFERENCE = "difference"
+EFFECT_SIZE = "effect_size"
+TEST = "test"
+WINNER = "winner"
+DELTA = "delta"
+DIRECTION = "direction"
+
+CASES_COLUMNS = (CASE_KEY, OCCURRENCE, INPUT, EXPECTED, CONTEXT, METADATA)
+RESULTS_COLUMNS = (
+    RUN_ID, CASE_KEY, OCCURRENCE, TRIAL, OUTPUT, ERROR, DURATION_S,
+    INPUT_TOKENS, OUTPUT_TOKENS, COST_USD, TRACE_ID,
+)
+SCORES_COLUMNS = (RUN_ID, CASE_KEY, OCCURRENCE, TRIAL, METRIC, SCORE, ERROR)
+COMPARISON_COLUMNS = (
+    METRIC, BASE, HEAD, N, DIFFERENCE, CI_LOW, CI_HIGH, EFFECT_SIZE, TEST,
+    P_VALUE, ADJUSTED_P_VALUE, SIGNIFICANT, WINNER,
+)
+CHANGES_COLUMNS = (CASE_KEY, INPUT, METRIC, BASE, HEAD, DELTA, DIRECTION)

@@ -1,0 +1,115 @@
+"""Escape-safe HTML primitives behind every ``_repr_html_``.
+
+Case text is arbitrary LLM output, so every cell goes through :func:`escape`.
+Display never raises: :func:`safe_html` turns a failure into a short message.
+
+>>> escape("<script>")
+'&lt;script&gt;'
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import math
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+__all__ = ["badge", "escape", "format_value", "html_table", "key_value_table", "safe_html"]
+
+_STYLE = (
+    "<style>.cogeval{font-family:system-ui,sans-serif;font-size:13px}"
+    ".cogeval table{border-collapse:collapse}"
+    ".cogeval th,.cogeval td{padding:2px 8px;text-align:right;border-bottom:1px solid #8884;vertical-align:top}"
+    ".cogeval th{font-weight:600}.cogeval td.t{text-align:left;max-width:40em;white-space:pre-wrap;overflow-wrap:anywhere}"
+    ".cogeval .b{border-radius:3px;padding:0 5px;font-weight:600}"
+    ".cogeval .good{background:#1a7f3733;color:#1a7f37}.cogeval .bad{background:#cf222e33;color:#cf222e}"
+    ".cogeval .neutral{background:#8882}.cogeval caption{text-align:left;font-weight:600;padding:4px 0}</style>"
+)
+
+
+def escape(value: Any) -> str:
+    """HTML-escape the string form of any value (quotes included)."""
+    return html.escape(str(value), quote=True)
+
+
+def format_value(value: Any, digits: int = 4) -> str:
+    """Render a cell value for display: floats to ``digits`` significant figures, NaN as ``–``."""
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "–"
+        return f"{value:.{digits}g}"
+    if hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0:
+        return format_value(value.item(), digits)
+    return str(value)
+
+
+def badge(text: str, kind: str = "neutral") -> str:
+    """A small coloured label; ``kind`` is ``good``, ``bad`` or ``neutral``."""
+    return f'<span class="b {escape(kind)}">{escape(text)}</span>'
+
+
+def _cell(value: Any, raw: bool) -> str:
+    if raw:
+        return f"<td>{value}</td>"
+    text = format_value(value)
+    css = ' class="t"' if isinstance(value, str) else ""
+    return f"<td{css}>{escape(text)}</td>"
+
+
+def html_table(
+    rows: Iterable[Mapping[str, Any]],
+    columns: Iterable[str],
+    *,
+    caption: str | None = None,
+    raw_columns: Iterable[str] = (),
+    max_rows: int = 50,
+) -> str:
+    """An escaped HTML table of ``rows`` (mappings) over ``columns``.
+
+    Cells of ``raw_columns`` are trusted HTML (built with :func:`badge`); all
+    others are escaped. Rows past ``max_rows`` are counted, not shown.
+    """
+    columns = list(columns)
+    raw = set(raw_columns)
+    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
+    body, total = [], 0
+    for row in rows:
+        total += 1
+        if total <= max_rows:
+            body.append("<tr>" + "".join(_cell(row.get(c), c in raw) for c in columns) + "</tr>")
+    if total > max_rows:
+        body.append(f'<tr><td class="t" colspan="{len(columns)}">… {total - max_rows} more rows</td></tr>')
+    cap = f"<caption>{escape(caption)}</caption>" if caption else ""
+    return f'{_STYLE}<div class="cogeval"><table>{cap}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>'
+
+
+def key_value_table(title: str, fields: Mapping[str, Any], *, raw_keys: Iterable[str] = ()) -> str:
+    """A two-column table of ``fields`` under ``title``, for one result object."""
+    rows = [{"field": k, "value": v} for k, v in fields.items()]
+    raw = set(raw_keys)
+    body = "".join(
+        f"<tr><th>{escape(r['field'])}</th>"
+        + (f"<td>{r['value']}</td>" if r["field"] in raw else _cell(r["value"], False))
+        + "</tr>"
+        for r in rows
+    )
+    return f'{_STYLE}<div class="cogeval"><table><caption>{escape(title)}</caption><tbody>{body}</tbody></table></div>'
+
+
+def safe_html(method: Callable[..., str]) -> Callable[..., str]:
+    """Decorate a ``_repr_html_`` so that a failure shows a short message instead of raising."""
+
+    @functools.wraps(method)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> str:
+        try:
+            return method(self, *args, **kwargs)
+        except Exception as error:  # display must never raise
+            name = type(self).__name__
+            return f"<pre>{escape(name)}: could not display ({escape(type(error).__name__)}: {escape(error)})</pre>"
+
+    return wrapper

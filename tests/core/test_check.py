@@ -1,0 +1,80 @@
+import math
+
+import numpy as np
+import pytest
+
+from cogeval._check import (
+    as_float_array,
+    check_choice,
+    check_positive_int,
+    check_positive_number,
+    check_probability,
+    check_same_length,
+    describe,
+)
+from cogeval.errors import CogevalError, InputError
+
+
+def test_input_error_is_a_value_error_and_a_cogeval_error():
+    assert issubclass(InputError, ValueError)
+    assert issubclass(InputError, CogevalError)
+
+
+@pytest.mark.parametrize("value", [0, 0.5, 1])
+def test_probability_accepts_the_closed_interval(value):
+    assert check_probability("alpha", value) == value
+
+
+@pytest.mark.parametrize("value", [-0.1, 1.01, float("nan"), "0.5", True, None])
+def test_probability_names_the_argument_and_the_value(value):
+    with pytest.raises(InputError, match=r"^alpha must be a number in \[0, 1\]; got "):
+        check_probability("alpha", value)
+
+
+def test_open_probability_refuses_the_ends():
+    with pytest.raises(InputError, match=r"confidence must be a number in \(0, 1\); got 1"):
+        check_probability("confidence", 1, open_interval=True)
+
+
+def test_positive_int():
+    assert check_positive_int("n", np.int64(3)) == 3
+    assert check_positive_int("retries", 0, minimum=0) == 0
+    for bad in (0, 2.0, True, "3"):
+        with pytest.raises(InputError, match="^n must be an integer >= 1; got "):
+            check_positive_int("n", bad)
+
+
+def test_positive_number():
+    assert check_positive_number("timeout", 0.5) == 0.5
+    with pytest.raises(InputError, match=r"^timeout must be a finite number > 0; got inf$"):
+        check_positive_number("timeout", math.inf)
+
+
+def test_choice_is_case_insensitive_and_lists_the_choices():
+    assert check_choice("method", "HOLM", ["holm", "bh"]) == "holm"
+    with pytest.raises(InputError, match=r"^method must be one of 'holm', 'bh'; got 'sidak'$"):
+        check_choice("method", "sidak", ["holm", "bh"])
+
+
+def test_float_array():
+    np.testing.assert_array_equal(as_float_array("a", [1, 2]), [1.0, 2.0])
+    with pytest.raises(InputError, match=r"^a must not contain NaN; found one at position 1$"):
+        as_float_array("a", [1, float("nan")])
+    assert np.isnan(as_float_array("a", [1, float("nan")], allow_nan=True)[1])
+    with pytest.raises(InputError, match=r"^a must be a sequence of numbers; got \['x'\]$"):
+        as_float_array("a", ["x"])
+    with pytest.raises(InputError, match=r"^a must be a sequence of numbers, not a single value; got 3$"):
+        as_float_array("a", 3)
+    with pytest.raises(InputError, match=r"^a must be one-dimensional; got shape \(1, 2\)$"):
+        as_float_array("a", [[1, 2]])
+    with pytest.raises(InputError, match=r"^a must not contain infinite values; found one at position 0$"):
+        as_float_array("a", [math.inf])
+
+
+def test_same_length():
+    with pytest.raises(InputError, match=r"^a and b must be paired \(the same length\); got 2 and 3 values$"):
+        check_same_length("a", np.zeros(2), "b", np.zeros(3))
+
+
+def test_describe_cuts_long_values():
+    assert describe("x" * 100) == repr("x" * 100)[:57] + "..."

@@ -1,0 +1,93 @@
+"""Guard rails: the public surface, the weight of `import cogeval`, and the layer rule (DESIGN §1)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import pathlib
+import subprocess
+import sys
+
+import cogeval
+
+PACKAGE = pathlib.Path(cogeval.__file__).parent
+
+# Layers of DESIGN §1: a module may import its own layer and lower ones, never higher.
+# stats is special: it may import the core (L0) only.
+LAYERS = {
+    "errors": 0, "_columns": 0, "_check": 0, "_html": 0,
+    "data": 1,
+    "execution": 2,
+    "scoring": 3,
+    "stats": 4,
+    "evaluate": 5, "compare": 5,
+    "present": 6, "cli": 6, "examples": 6,
+}
+
+HEAVY = ("plotly", "ipywidgets", "statsmodels", "openai", "jinja2", "rich", "scipy.stats")
+
+
+def test_all_is_sorted_and_resolves():
+    assert cogeval.__all__ == sorted(cogeval.__all__)
+    assert len(set(cogeval.__all__)) == len(cogeval.__all__)
+    missing = [name for name in cogeval.__all__ if not hasattr(cogeval, name)]
+    assert missing == []
+
+
+def test_all_holds_no_private_names():
+    assert [name for name in cogeval.__all__ if name.startswith("_")] == []
+
+
+def test_import_cogeval_stays_light():
+    code = (
+        "import sys, json, cogeval\n"
+        f"heavy = {HEAVY!r}\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m in heavy or m.split('.')[0] in heavy)))"
+    )
+    loaded = json.loads(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout)
+    assert loaded == []
+
+
+def _layer(module: str) -> int | None:
+    parts = module.split(".")
+    if parts[0] != "cogeval" or len(parts) < 2:
+        return None
+    return LAYERS.get(parts[1])
+
+
+def _imports(path: pathlib.Path) -> list[tuple[int, str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found += [(node.lineno, node.module)]
+            found += [(node.lineno, f"{node.module}.{alias.name}") for alias in node.names if node.module == "cogeval"]
+    return found
+
+
+def test_every_module_belongs_to_a_layer():
+    unknown = sorted(
+        str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py")
+        if path.name != "__init__.py" or path.parent != PACKAGE
+        if _layer("cogeval." + ".".join(path.relative_to(PACKAGE).with_suffix("").parts)) is None
+    )
+    assert unknown == []
+
+
+def test_no_module_imports_a_higher_layer():
+    violations = []
+    for path in PACKAGE.rglob("*.py"):
+        relative = path.relative_to(PACKAGE).with_suffix("")
+        if relative.parts == ("__init__",):
+            continue
+        own = _layer("cogeval." + ".".join(relative.parts))
+        for line, target in _imports(path):
+            theirs = _layer(target)
+            if theirs is None:
+                continue
+            too_high = theirs > own or (relative.parts[0] == "stats" and 0 < theirs < 4)
+            if too_high:
+                violations.append(f"{path.relative_to(PACKAGE)}:{line} imports {target}")
+    assert violations == []
