@@ -1,5 +1,11 @@
-"""cogeval: evaluate LLM applications and compare versions with paired statistics."""
+"""cogeval: evaluate LLM applications and decide, with paired statistics, whether B beats A.
 
+>>> import cogeval
+>>> cogeval.mcnemars_test(b=1, c=9).p_value  # exact two-sided binomial test, as R's binom.test(1, 10)
+0.021484375
+"""
+
+from cogeval.data import Case, Dataset, canonical_json
 from cogeval.errors import (
     CogevalError,
     DatasetError,
@@ -8,12 +14,102 @@ from cogeval.errors import (
     RunFileError,
     RunSkippedWarning,
 )
+from cogeval.evaluate.builder import EvalBuilder
+from cogeval.evaluate.result import CaseResult, EvalSuiteResult, RunStats
+from cogeval.evaluate.suite import EvalSuite
+from cogeval.evaluate.tools import EvalTool, eval_tools
+from cogeval.execution import ChatTarget, RunInterrupted, TargetResponse
+from cogeval.scoring import (
+    AssertionResult,
+    Metric,
+    Score,
+    assertion,
+    contains,
+    cost,
+    exact_match,
+    json_valid,
+    latency,
+    metric,
+    no_regression,
+    numeric_match,
+    regex,
+    threshold,
+    token_f1,
+    token_usage,
+)
+from cogeval.stats import (
+    Aggregate,
+    Interval,
+    McNemarResult,
+    TTestResult,
+    WilcoxonResult,
+    adjust_p_values,
+    aggregate,
+    bootstrap_ci,
+    cohen_kappa,
+    cohens_d,
+    mcnemars_test,
+    mean,
+    median,
+    paired_t_test,
+    percentile,
+    std_dev,
+    wilcoxon_test,
+    wilson_interval,
+)
 
 __all__ = [
+    "Aggregate",
+    "AssertionResult",
+    "Case",
+    "CaseResult",
+    "ChatTarget",
     "CogevalError",
+    "Dataset",
     "DatasetError",
+    "EvalBuilder",
+    "EvalSuite",
+    "EvalSuiteResult",
+    "EvalTool",
     "ExecutionError",
     "InputError",
+    "Interval",
+    "McNemarResult",
+    "Metric",
     "RunFileError",
+    "RunInterrupted",
     "RunSkippedWarning",
+    "RunStats",
+    "Score",
+    "TTestResult",
+    "TargetResponse",
+    "WilcoxonResult",
+    "adjust_p_values",
+    "aggregate",
+    "assertion",
+    "bootstrap_ci",
+    "canonical_json",
+    "cohen_kappa",
+    "cohens_d",
+    "contains",
+    "cost",
+    "eval_tools",
+    "exact_match",
+    "json_valid",
+    "latency",
+    "mcnemars_test",
+    "mean",
+    "median",
+    "metric",
+    "no_regression",
+    "numeric_match",
+    "paired_t_test",
+    "percentile",
+    "regex",
+    "std_dev",
+    "threshold",
+    "token_f1",
+    "token_usage",
+    "wilcoxon_test",
+    "wilson_interval",
 ]

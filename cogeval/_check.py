@@ -23,6 +23,7 @@ from cogeval.errors import InputError
 __all__ = [
     "as_float_array",
     "check_choice",
+    "check_json_metadata",
     "check_positive_int",
     "check_positive_number",
     "check_probability",
@@ -97,3 +98,43 @@ def check_same_length(name_a: str, a: np.ndarray, name_b: str, b: np.ndarray) ->
         raise InputError(
             f"{name_a} and {name_b} must be paired (the same length); got {len(a)} and {len(b)} values"
         )
+
+
+def check_json_metadata(name: str, value: Any) -> dict[str, Any]:
+    """Return ``value`` as JSON-able metadata: keys holding ``None`` are dropped.
+
+    A function, a datetime, bytes, a non-finite number or any other non-JSON
+    value raises an error naming its key path::
+
+        >>> check_json_metadata("metadata", {"model": "gpt", "seed": None})
+        {'model': 'gpt'}
+    """
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InputError(f"{name} must be a dict of JSON values; got {describe(value)}")
+    return _json_value(name, value)
+
+
+def _json_value(path: str, value: Any) -> Any:
+    if isinstance(value, dict):
+        cleaned = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise InputError(f"{path} keys must be strings; got {describe(key)}")
+            if item is not None:
+                cleaned[key] = _json_value(f"{path}[{key!r}]", item)
+        return cleaned
+    if isinstance(value, (list, tuple)):
+        return [_json_value(f"{path}[{i}]", item) for i, item in enumerate(value)]
+    if isinstance(value, bool) or isinstance(value, str):
+        return value
+    if isinstance(value, Integral):
+        return int(value)
+    if isinstance(value, Real):
+        if not math.isfinite(value):
+            raise InputError(f"{path} must be a finite number (JSON has no NaN or infinity); got {describe(value)}")
+        return float(value)
+    raise InputError(
+        f"{path} must be a JSON value (str, number, bool, list, dict); got {type(value).__name__} {describe(value)}"
+    )

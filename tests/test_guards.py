@@ -13,9 +13,11 @@ import cogeval
 PACKAGE = pathlib.Path(cogeval.__file__).parent
 
 # Layers of DESIGN §1: a module may import its own layer and lower ones, never higher.
-# stats is special: it may import the core (L0) only.
+# stats is special: it imports the core (L0) only, so it is a leaf every layer may use.
+# Convenience methods on results (`result.report()`, `.plot()`) reach the present
+# layer through an import inside the method, so that importing a result never loads it.
 LAYERS = {
-    "errors": 0, "_columns": 0, "_check": 0, "_html": 0,
+    "errors": 0, "_columns": 0, "_check": 0, "_html": 0, "_files": 0,
     "data": 1,
     "execution": 2,
     "scoring": 3,
@@ -55,15 +57,20 @@ def _layer(module: str) -> int | None:
     return LAYERS.get(parts[1])
 
 
-def _imports(path: pathlib.Path) -> list[tuple[int, str]]:
+def _imports(path: pathlib.Path) -> list[tuple[int, str, bool]]:
+    """(line, module, inside a function) for every absolute import in ``path``."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    nested = {
+        id(inner) for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        for inner in ast.walk(node)
+    }
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found += [(node.lineno, alias.name) for alias in node.names]
+            found += [(node.lineno, alias.name, id(node) in nested) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found += [(node.lineno, node.module)]
-            found += [(node.lineno, f"{node.module}.{alias.name}") for alias in node.names if node.module == "cogeval"]
+            names = [node.module] + [f"cogeval.{a.name}" for a in node.names if node.module == "cogeval"]
+            found += [(node.lineno, name, id(node) in nested) for name in names]
     return found
 
 
@@ -83,11 +90,14 @@ def test_no_module_imports_a_higher_layer():
         if relative.parts == ("__init__",):
             continue
         own = _layer("cogeval." + ".".join(relative.parts))
-        for line, target in _imports(path):
+        for line, target, in_function in _imports(path):
             theirs = _layer(target)
-            if theirs is None:
+            if theirs is None or theirs == own:
                 continue
-            too_high = theirs > own or (relative.parts[0] == "stats" and 0 < theirs < 4)
-            if too_high:
+            if relative.parts[0] == "stats":
+                allowed = theirs == 0
+            else:
+                allowed = theirs < own or theirs == 4 or (theirs == 6 and in_function)
+            if not allowed:
                 violations.append(f"{path.relative_to(PACKAGE)}:{line} imports {target}")
     assert violations == []

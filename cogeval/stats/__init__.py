@@ -7,5 +7,40 @@ be checked alone against published reference values.
 from cogeval.stats.result import Interval, StatResult
 
 # --- tests: paired.py, multitest.py ---
+from cogeval.stats.multitest import adjust_p_values
+from cogeval.stats.paired import (
+    McNemarResult,
+    TTestResult,
+    WilcoxonResult,
+    mcnemars_test,
+    paired_t_test,
+    wilcoxon_test,
+)
 
 # --- intervals.py, effect.py, agreement.py, describe.py ---
+from cogeval.stats.agreement import cohen_kappa
+from cogeval.stats.describe import Aggregate, aggregate, mean, median, percentile, std_dev
+from cogeval.stats.effect import cohens_d
+from cogeval.stats.intervals import bootstrap_ci, wilson_interval
+
+__all__ = [
+    "Aggregate",
+    "Interval",
+    "McNemarResult",
+    "StatResult",
+    "TTestResult",
+    "WilcoxonResult",
+    "adjust_p_values",
+    "aggregate",
+    "bootstrap_ci",
+    "cohen_kappa",
+    "cohens_d",
+    "mcnemars_test",
+    "mean",
+    "median",
+    "paired_t_test",
+    "percentile",
+    "std_dev",
+    "wilcoxon_test",
+    "wilson_interval",
+]

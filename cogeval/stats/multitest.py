@@ -35,7 +35,7 @@ def adjust_p_values(p: Any, method: str = "holm") -> np.ndarray:
     outside = (values < 0) | (values > 1)
     if outside.any():
         position = int(np.flatnonzero(outside)[0])
-        raise InputError(f"p must hold p-values in [0, 1]; got {values[position]!r} at position {position}")
+        raise InputError(f"p must hold p-values in [0, 1]; got {float(values[position])!r} at position {position}")
     adjusted = np.full(values.shape, np.nan)
     present = ~np.isnan(values)
     adjusted[present] = _adjust(values[present], method)

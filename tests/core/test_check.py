@@ -78,3 +78,22 @@ def test_same_length():
 
 def test_describe_cuts_long_values():
     assert describe("x" * 100) == repr("x" * 100)[:57] + "..."
+
+
+def test_json_metadata_drops_none_and_names_bad_keys():
+    import datetime
+
+    from cogeval._check import check_json_metadata
+
+    assert check_json_metadata("metadata", {"a": None, "b": {"c": None, "d": [1, 2.5]}}) == {"b": {"d": [1, 2.5]}}
+    assert check_json_metadata("metadata", None) == {}
+    with pytest.raises(InputError, match=r"^metadata\['when'\] must be a JSON value .*; got datetime "):
+        check_json_metadata("metadata", {"when": datetime.datetime(2026, 1, 1)})
+    with pytest.raises(InputError, match=r"^metadata\['f'\] must be a JSON value .*; got function "):
+        check_json_metadata("metadata", {"f": lambda: 1})
+    with pytest.raises(InputError, match=r"^metadata\['raw'\] must be a JSON value .*; got bytes b'x'$"):
+        check_json_metadata("metadata", {"raw": b"x"})
+    with pytest.raises(InputError, match=r"^metadata\['x'\]\[1\] must be a finite number"):
+        check_json_metadata("metadata", {"x": [1, float("nan")]})
+    with pytest.raises(InputError, match=r"^metadata must be a dict of JSON values; got \[1\]$"):
+        check_json_metadata("metadata", [1])

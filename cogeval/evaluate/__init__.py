@@ -1,0 +1,1 @@
+"""Evaluating a target on a dataset: the suite, its result, the builder and agent tools."""

@@ -1,0 +1,218 @@
+"""What a suite run produces: per case-trial results, aggregates, assertions and stats.
+
+Every table follows DESIGN §2: ``results_frame`` (one row per case × trial),
+``scores`` (case × trial × metric), ``aggregated_frame`` (one row per metric);
+``to_frame()`` is the analyst's wide view (results plus one column per metric).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from cogeval import _columns as col
+from cogeval._html import badge, html_table, safe_html
+from cogeval.execution import CaseOutcome
+from cogeval.scoring import AssertionResult, Score
+from cogeval.stats import Aggregate
+
+__all__ = ["CaseResult", "EvalSuiteResult", "RunStats"]
+
+
+@dataclasses.dataclass(frozen=True)
+class CaseResult(CaseOutcome):
+    """One case × trial: the target's outcome and a :class:`Score` per metric name."""
+
+    scores: Mapping[str, Score] = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def from_outcome(cls, outcome: CaseOutcome, scores: Mapping[str, Score]) -> CaseResult:
+        values = {f.name: getattr(outcome, f.name) for f in dataclasses.fields(CaseOutcome)}
+        return cls(**values, scores=dict(scores))
+
+
+@dataclasses.dataclass(frozen=True)
+class RunStats:
+    """Counts and totals of one run.
+
+    ``errors`` counts case-trials whose target failed; ``metric_errors`` and
+    ``judge_errors`` count score cells left NaN with an error; ``cost_usd`` sums
+    the known costs (NaN when no result reported one).
+    """
+
+    total: int
+    errors: int
+    metric_errors: int
+    judge_errors: int
+    duration_s: float
+    cost_usd: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _cost(results: Sequence[CaseOutcome]) -> float:
+    known = [r.cost_usd for r in results if r.cost_usd is not None]
+    return float(sum(known)) if known else math.nan
+
+
+def run_stats(results: Sequence[CaseResult], judge_metrics: set[str], duration_s: float) -> RunStats:
+    """Count errors by kind over ``results``."""
+    cells = [(name, s) for r in results for name, s in r.scores.items() if s.error is not None]
+    judge = sum(1 for name, _ in cells if name in judge_metrics)
+    return RunStats(
+        total=len(results),
+        errors=sum(1 for r in results if r.error is not None),
+        metric_errors=len(cells) - judge,
+        judge_errors=judge,
+        duration_s=duration_s,
+        cost_usd=_cost(results),
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class EvalSuiteResult:
+    """The result of :meth:`EvalSuite.run`.
+
+    ``aggregated`` maps every metric name (per-case and statistical) to its
+    :class:`~cogeval.stats.Aggregate`; ``directions`` maps it to
+    ``higher_is_better``; ``config`` records how the run was made (JSON-able,
+    never a key or a function).
+    """
+
+    run_id: str
+    name: str | None
+    metadata: Mapping[str, Any]
+    started_at: str
+    finished_at: str
+    results: Sequence[CaseResult]
+    aggregated: Mapping[str, Aggregate]
+    directions: Mapping[str, bool]
+    assertions: Sequence[AssertionResult]
+    stats: RunStats
+    config: Mapping[str, Any]
+
+    @property
+    def passed(self) -> bool:
+        """True when every assertion passed (or there are none)."""
+        return all(a.passed for a in self.assertions)
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every assertion passed, else 1: ``raise SystemExit(result.exit_code)`` in CI."""
+        return 0 if self.passed else 1
+
+    @property
+    def metric_names(self) -> list[str]:
+        """Per-case metric names, in the order the suite listed them."""
+        return list(self.config.get("metrics_order", []))
+
+    @property
+    def results_frame(self) -> pd.DataFrame:
+        """One row per case × trial with the DESIGN §2 ``results`` columns."""
+        rows = [
+            {
+                col.RUN_ID: self.run_id, col.CASE_KEY: r.case_key, col.OCCURRENCE: r.occurrence,
+                col.TRIAL: r.trial, col.OUTPUT: r.output, col.ERROR: r.error,
+                col.DURATION_S: r.duration_s, col.INPUT_TOKENS: r.input_tokens,
+                col.OUTPUT_TOKENS: r.output_tokens, col.COST_USD: r.cost_usd, col.TRACE_ID: r.trace_id,
+            }
+            for r in self.results
+        ]
+        return _typed(pd.DataFrame(rows, columns=list(col.RESULTS_COLUMNS)))
+
+    @property
+    def scores(self) -> pd.DataFrame:
+        """One row per case × trial × metric with the DESIGN §2 ``scores`` columns."""
+        rows = [
+            {
+                col.RUN_ID: self.run_id, col.CASE_KEY: r.case_key, col.OCCURRENCE: r.occurrence,
+                col.TRIAL: r.trial, col.METRIC: name, col.SCORE: score.value, col.ERROR: score.error,
+            }
+            for r in self.results
+            for name, score in r.scores.items()
+        ]
+        return pd.DataFrame(rows, columns=list(col.SCORES_COLUMNS)).astype({col.SCORE: float})
+
+    @property
+    def aggregated_frame(self) -> pd.DataFrame:
+        """One row per metric: ``metric``, ``higher_is_better`` and every :class:`Aggregate` field."""
+        rows = [
+            {col.METRIC: name, "higher_is_better": self.directions.get(name), **dataclasses.asdict(agg)}
+            for name, agg in self.aggregated.items()
+        ]
+        return pd.DataFrame(rows)
+
+    @property
+    def assertions_frame(self) -> pd.DataFrame:
+        """One row per assertion: ``name``, ``passed``, ``message``, ``actual``, ``expected``."""
+        columns = ["name", "passed", "message", "actual", "expected"]
+        return pd.DataFrame([{c: getattr(a, c) for c in columns} for a in self.assertions], columns=columns)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The wide view: ``results_frame`` plus ``input`` and ``expected`` and one column per metric."""
+        frame = self.results_frame
+        frame.insert(4, col.INPUT, [r.case.input for r in self.results])
+        frame.insert(5, col.EXPECTED, [r.case.expected for r in self.results])
+        for name in self.metric_names:
+            frame[name] = [r.scores[name].value if name in r.scores else math.nan for r in self.results]
+        return frame
+
+    def report(self, kind: str | Sequence[str] = "console", path: Any = None) -> list[str]:
+        """Write reports: ``console``, ``json``, ``csv``, ``markdown`` or ``ci`` (or a list of them).
+
+        Without ``path`` a report is printed; with one it is written there (a
+        folder when several kinds are asked for). Returns the paths written.
+        """
+        from cogeval.present.reporters import write_reports
+
+        return write_reports(self, kind, path)
+
+    def save_baseline(self, path: Any) -> str:
+        """Write the metric means as a baseline file for ``no_regression``; returns the path."""
+        from cogeval.scoring import write_baseline
+
+        return str(write_baseline(path, self.aggregated, self.directions))
+
+    def summary(self) -> dict[str, Any]:
+        """A small JSON-able summary: totals, metric means, whether assertions passed."""
+        return {
+            "success": True,
+            "total": self.stats.total,
+            "duration": self.stats.duration_s,
+            "cost": None if math.isnan(self.stats.cost_usd) else self.stats.cost_usd,
+            "metrics": {name: _json_number(agg.mean) for name, agg in self.aggregated.items()},
+            "assertions_passed": self.passed,
+        }
+
+    @safe_html
+    def _repr_html_(self) -> str:
+        title = f"EvalSuiteResult {self.name or ''} · {self.run_id} · {self.stats.total} results, {self.stats.errors} errors"
+        metrics = html_table(
+            [
+                {**dataclasses.asdict(agg), col.METRIC: name, "direction": "↑" if self.directions.get(name) else "↓"}
+                for name, agg in self.aggregated.items()
+            ],
+            [col.METRIC, "direction", "mean", "p50", "p95", "min", "max", "count", "missing"],
+            caption=title,
+        )
+        checks = html_table(
+            [{"assertion": a.name, "result": badge("pass", "good") if a.passed else badge("fail", "bad"), "message": a.message}
+             for a in self.assertions],
+            ["assertion", "result", "message"],
+            raw_columns=["result"],
+        ) if self.assertions else ""
+        return metrics + checks
+
+
+def _json_number(value: float) -> float | None:
+    return None if value is None or math.isnan(value) else float(value)
+
+
+def _typed(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.astype({col.DURATION_S: float, col.COST_USD: float, col.INPUT_TOKENS: "Int64", col.OUTPUT_TOKENS: "Int64"})
+

@@ -1,0 +1,204 @@
+"""EvalSuite: run a dataset against a target, score every answer, check assertions.
+
+>>> from cogeval import Dataset, EvalSuite, exact_match
+>>> data = Dataset.from_records([{"input": "2+2", "expected": "4"}, {"input": "3+3", "expected": "6"}])
+>>> result = EvalSuite(data, lambda q: str(eval(q)), metrics=[exact_match()], progress=False).run()
+>>> result.aggregated["exact_match"].mean
+1.0
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from cogeval._check import check_json_metadata, check_positive_int, check_positive_number, describe
+from cogeval.data import Case, Dataset
+from cogeval.data.run_id import iso_utc, new_run_id, utc_now
+from cogeval.errors import InputError
+from cogeval.evaluate.result import CaseResult, EvalSuiteResult, run_stats
+from cogeval.execution import as_target, run_cases, run_sync
+from cogeval.scoring import Metric, Score
+
+__all__ = ["EvalSuite"]
+
+
+def as_dataset(dataset: Any) -> Dataset:
+    """Accept a :class:`Dataset`, or a list of cases or records."""
+    if isinstance(dataset, Dataset):
+        return dataset
+    if isinstance(dataset, (list, tuple)):
+        if all(isinstance(c, Case) for c in dataset):
+            return Dataset(list(dataset))
+        return Dataset.from_records(list(dataset))
+    raise InputError(f"dataset must be a Dataset or a list of cases or records; got {describe(dataset)}")
+
+
+def _unique_names(kind: str, metrics: Iterable[Any]) -> list[Any]:
+    metrics = list(metrics)
+    seen: set[str] = set()
+    for m in metrics:
+        name = getattr(m, "name", None)
+        if not isinstance(name, str):
+            raise InputError(f"{kind} must hold metrics (made with metric(...) or the built-ins); got {describe(m)}")
+        if name in seen:
+            raise InputError(f"{kind} has two metrics named {name!r}; give one of them another name")
+        seen.add(name)
+    return metrics
+
+
+class EvalSuite:
+    """A dataset, a target, metrics and assertions, ready to run.
+
+    ``run()`` works in a script and inside Jupyter's running event loop;
+    ``await arun()`` is the async form. Timeouts are seconds, per attempt.
+    """
+
+    def __init__(
+        self,
+        dataset: Any,
+        target: Any,
+        metrics: Sequence[Metric] = (),
+        statistical_metrics: Sequence[Any] = (),
+        judge: Any = None,
+        assertions: Sequence[Any] = (),
+        concurrency: int = 5,
+        timeout: float = 30.0,
+        retries: int = 0,
+        trials: int = 1,
+        on_progress: Callable[[dict[str, Any]], None] | None = None,
+        progress: bool = True,
+        name: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        self.dataset = as_dataset(dataset)
+        self.target = as_target(target)
+        self.metrics = _unique_names("metrics", metrics)
+        self.statistical_metrics = _unique_names("statistical_metrics", statistical_metrics)
+        clash = {m.name for m in self.metrics} & {m.name for m in self.statistical_metrics}
+        if clash:
+            raise InputError(f"metrics and statistical_metrics both have a metric named {sorted(clash)[0]!r}")
+        needing_judge = [m.name for m in self.metrics if getattr(m, "requires_judge", False)]
+        if needing_judge and judge is None:
+            raise InputError(f"metric {needing_judge[0]!r} needs a judge: pass judge=JudgeConfig(model=...)")
+        self.judge = judge
+        self.assertions = list(assertions)
+        self.concurrency = check_positive_int("concurrency", concurrency)
+        self.timeout = check_positive_number("timeout", timeout)
+        self.retries = check_positive_int("retries", retries, minimum=0)
+        if self.retries > 10:
+            raise InputError(f"retries must be an integer from 0 to 10; got {retries!r}")
+        self.trials = check_positive_int("trials", trials)
+        if on_progress is not None and not callable(on_progress):
+            raise InputError(f"on_progress must be a callable taking a dict; got {describe(on_progress)}")
+        self.on_progress = on_progress
+        self.progress = bool(progress)
+        if name is not None and not isinstance(name, str):
+            raise InputError(f"name must be a string; got {describe(name)}")
+        self.name = name
+        self.metadata = check_json_metadata("metadata", metadata)
+
+    def __repr__(self) -> str:
+        names = [m.name for m in self.metrics + self.statistical_metrics]
+        return f"EvalSuite(name={self.name!r}, cases={len(self.dataset)}, target={self.target!r}, metrics={names})"
+
+    def run(self, max_cases: int | None = None) -> EvalSuiteResult:
+        """Run the suite and return its result (also inside a running event loop)."""
+        return run_sync(self.arun(max_cases))
+
+    async def arun(self, max_cases: int | None = None) -> EvalSuiteResult:
+        """Async form of :meth:`run`."""
+        cases = list(self.dataset)
+        if max_cases is not None:
+            cases = cases[: check_positive_int("max_cases", max_cases)]
+        started = utc_now()
+        clock = time.perf_counter()
+        with _ProgressBar(self.progress, len(cases) * self.trials, self.name) as bar:
+
+            def on_outcome(outcome: Any, completed: int, total: int) -> None:
+                bar.update()
+                if self.on_progress is not None:
+                    self.on_progress({"completed": completed, "total": total, "current_case": outcome.case})
+
+            outcomes = await run_cases(
+                cases, self.target, concurrency=self.concurrency, timeout=self.timeout,
+                retries=self.retries, trials=self.trials, on_outcome=on_outcome,
+            )
+            results = await self._score(outcomes)
+        duration = time.perf_counter() - clock
+        return self._result(results, started, duration)
+
+    async def _score(self, outcomes: Sequence[Any]) -> list[CaseResult]:
+        limit = asyncio.Semaphore(self.concurrency)
+
+        async def score_one(outcome: Any) -> CaseResult:
+            async with limit:
+                scores = [await self._score_cell(m, outcome) for m in self.metrics]
+            return CaseResult.from_outcome(outcome, {m.name: s for m, s in zip(self.metrics, scores)})
+
+        return list(await asyncio.gather(*(score_one(o) for o in outcomes)))
+
+    async def _score_cell(self, metric: Metric, outcome: Any) -> Score:
+        if getattr(metric, "requires_judge", False):
+            return await metric.ascore(outcome.output, outcome.case, judge=self.judge)
+        return await metric.ascore(outcome.output, outcome.case)
+
+    def _result(self, results: list[CaseResult], started: Any, duration: float) -> EvalSuiteResult:
+        from cogeval.stats import aggregate
+
+        aggregated = {m.name: aggregate([r.scores[m.name].value for r in results]) for m in self.metrics}
+        aggregated.update({m.name: m.compute(results) for m in self.statistical_metrics})
+        directions = {m.name: m.higher_is_better for m in self.metrics + self.statistical_metrics}
+        checks = [a.check(aggregated, directions) for a in self.assertions]
+        judge_metrics = {m.name for m in self.metrics if getattr(m, "requires_judge", False)}
+        return EvalSuiteResult(
+            run_id=new_run_id(started),
+            name=self.name,
+            metadata=self.metadata,
+            started_at=iso_utc(started),
+            finished_at=iso_utc(utc_now()),
+            results=results,
+            aggregated=aggregated,
+            directions=directions,
+            assertions=checks,
+            stats=run_stats(results, judge_metrics, duration),
+            config=self.config(),
+        )
+
+    def config(self) -> dict[str, Any]:
+        """How this suite runs, as JSON: metrics, statistical metrics, judge, trials, concurrency, target."""
+        return {
+            "metrics": [m.describe() for m in self.metrics],
+            "metrics_order": [m.name for m in self.metrics],
+            "statistical_metrics": [m.describe() for m in self.statistical_metrics],
+            "judge": self.judge.describe() if self.judge is not None else None,
+            "trials": self.trials,
+            "concurrency": self.concurrency,
+            "timeout_s": self.timeout,
+            "retries": self.retries,
+            "target": self.target.describe(),
+        }
+
+
+class _ProgressBar:
+    """A tqdm.auto bar (a widget in Jupyter, text in a terminal), or nothing."""
+
+    def __init__(self, enabled: bool, total: int, name: str | None) -> None:
+        self.bar = None
+        if enabled:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=total, desc=name or "cases", unit="case")
+
+    def update(self) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
+
+    def __enter__(self) -> _ProgressBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.close()

@@ -1,0 +1,68 @@
+"""Agent tools: let an LLM agent run an evaluation through a function-calling tool.
+
+>>> from cogeval import EvalSuite, eval_tools
+>>> [tool] = eval_tools(EvalSuite([{"input": "hi"}], lambda q: q, progress=False))
+>>> tool.schema["function"]["name"]
+'run_eval'
+>>> tool(max_cases=1)["total"]
+1
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from cogeval.evaluate.suite import EvalSuite
+
+__all__ = ["EvalTool", "eval_tools"]
+
+_PARAMETERS = {
+    "type": "object",
+    "properties": {
+        "max_cases": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Run only the first N cases of the dataset",
+        }
+    },
+    "additionalProperties": False,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class EvalTool:
+    """A callable tool with its OpenAI function-tool ``schema``.
+
+    Calling it never raises: it returns ``{success, total, duration, cost,
+    metrics, assertions_passed}`` or ``{success: False, error}``.
+    """
+
+    suite: EvalSuite
+    name: str = "run_eval"
+    description: str = "Run an evaluation suite against the configured dataset and target"
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": _PARAMETERS},
+        }
+
+    def __call__(self, max_cases: int | None = None) -> dict[str, Any]:
+        try:
+            return self.suite.run(max_cases=max_cases).summary()
+        except Exception as error:  # a tool answers the agent; it never raises into it
+            return {"success": False, "error": f"{type(error).__name__}: {error}"}
+
+    async def acall(self, max_cases: int | None = None) -> dict[str, Any]:
+        """Async form of calling the tool."""
+        try:
+            return (await self.suite.arun(max_cases=max_cases)).summary()
+        except Exception as error:
+            return {"success": False, "error": f"{type(error).__name__}: {error}"}
+
+
+def eval_tools(suite: EvalSuite) -> list[EvalTool]:
+    """The tools an agent can use on ``suite``: a single ``run_eval``."""
+    return [EvalTool(suite)]

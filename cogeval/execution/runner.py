@@ -1,0 +1,266 @@
+"""The async runner: every case × trial against a target, concurrently, in order.
+
+>>> from cogeval.data.case import Case
+>>> outcomes = run_sync(run_cases([Case("a"), Case("b")], str.upper, trials=2))
+>>> [(o.index, o.trial, o.output) for o in outcomes]
+[(0, 0, 'A'), (0, 1, 'A'), (1, 0, 'B'), (1, 1, 'B')]
+
+A fixed pool of ``concurrency`` workers pulls (case, trial) jobs from a lazy
+iterator, so 10,000 cases cost 10,000 small outcomes, not 10,000 pending tasks.
+Each attempt has its own timeout; failed or timed-out attempts are retried
+with exponential backoff and jitter; a case whose every attempt fails gets
+``output=""`` and an ``error``, and never stops the others.
+
+A sync target that hangs cannot be killed: its attempt times out, the runner
+moves on, and the call finishes (or not) in its daemon thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import dataclasses
+import random
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from numbers import Real
+from typing import Any
+
+from cogeval._check import check_positive_int, check_positive_number, describe
+from cogeval.data.case import Case
+from cogeval.errors import CogevalError, ExecutionError, InputError
+from cogeval.execution.target import Target, TargetResponse, TurnOutcome, as_target, converse
+
+__all__ = ["CaseOutcome", "RunInterrupted", "run_cases", "run_sync"]
+
+MAX_RETRIES = 10
+MAX_BACKOFF_S = 30.0
+MAX_RETRY_AFTER_S = 60.0
+
+
+class RunInterrupted(ExecutionError):
+    """A run was cancelled (or interrupted with Ctrl-C); ``outcomes`` holds the finished case-trials."""
+
+    def __init__(self, completed: int, total: int, outcomes: list[CaseOutcome]) -> None:
+        super().__init__(f"Run interrupted after {completed} of {total} cases")
+        self.outcomes = outcomes
+
+
+@dataclasses.dataclass(frozen=True)
+class CaseOutcome:
+    """The result of one trial of one case.
+
+    ``index`` is the case's position in the list, ``occurrence`` counts earlier
+    cases with the same key (0 for the first), ``trial`` is 0-based. ``output`` is
+    ``""`` when every attempt failed, and ``error`` then says why (``None`` on
+    success). ``duration_s`` is the time of the final attempt (backoff waits are
+    not counted); tokens and cost are ``None`` when the target did not report
+    them. ``attempts`` counts the calls made (1 + retries used); ``turns`` holds
+    one :class:`TurnOutcome` per call of a multi-turn case, else ``None``.
+    """
+
+    index: int
+    case: Case
+    case_key: str
+    occurrence: int
+    trial: int
+    output: str
+    error: str | None
+    duration_s: float
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+    trace_id: str | None = None
+    prompt: dict[str, Any] | None = None
+    tool_calls: Any = None
+    attempts: int = 1
+    turns: tuple[TurnOutcome, ...] | None = None
+
+
+def _error_text(error: BaseException) -> str:
+    # cogeval's own messages stand alone; anything else is prefixed by its type.
+    if isinstance(error, CogevalError):
+        return str(error)
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def _retryable(error: BaseException) -> bool:
+    """Retry everything except cogeval's input errors and HTTP 4xx other than 408, 409 and 429."""
+    if isinstance(error, InputError):
+        return False
+    status = getattr(error, "status_code", None)
+    return not (isinstance(status, int) and 400 <= status < 500 and status not in (408, 409, 429))
+
+
+def _retry_after(error: BaseException) -> float | None:
+    headers = getattr(getattr(error, "response", None), "headers", None)
+    try:
+        value = headers.get("retry-after") if headers is not None else None
+        return None if value is None else min(max(float(value), 0.0), MAX_RETRY_AFTER_S)
+    except (TypeError, ValueError):  # an HTTP date or garbage: use the backoff
+        return None
+
+
+def _delay(attempt: int, backoff: float, error: BaseException | None) -> float:
+    delay = min(backoff * 2 ** attempt, MAX_BACKOFF_S) * random.uniform(0.5, 1.0)
+    retry_after = None if error is None else _retry_after(error)
+    return delay if retry_after is None else max(delay, retry_after)
+
+
+async def _run_one(target: Target, case: Case, timeout: float, retries: int, backoff: float) -> dict[str, Any]:
+    """Every attempt at one case-trial; returns the outcome's fields."""
+    for attempt in range(retries + 1):
+        started = time.perf_counter()
+        deadline = asyncio.timeout(timeout)
+        error: BaseException | None = None
+        response, turns = TargetResponse(""), None
+        try:
+            async with deadline:
+                if case.turns is not None:
+                    response, turns = await converse(target, case, timeout=timeout)
+                else:
+                    response, turns = await target.call(case, timeout=timeout), None
+        except TimeoutError as exc:
+            error = exc
+            text = f"Timed out after {timeout:g} s" if deadline.expired() else _error_text(exc)
+        except Exception as exc:  # noqa: BLE001 - recorded on the outcome
+            error = exc
+            text = _error_text(exc)
+        duration = time.perf_counter() - started
+        if error is None:
+            return dict(output=response.output, error=None, duration_s=duration,
+                        input_tokens=response.get("input_tokens"), output_tokens=response.get("output_tokens"),
+                        cost_usd=response.get("cost_usd"), trace_id=response.trace_id, prompt=response.prompt,
+                        tool_calls=response.tool_calls, attempts=attempt + 1, turns=turns)
+        if attempt == retries or not _retryable(error):
+            return dict(output="", error=text, duration_s=duration, attempts=attempt + 1)
+        await asyncio.sleep(_delay(attempt, backoff, error))
+    raise AssertionError("unreachable")
+
+
+def _checked(cases: Any, concurrency: Any, timeout: Any, retries: Any, trials: Any, backoff: Any) -> list[Case]:
+    check_positive_int("concurrency", concurrency)
+    check_positive_number("timeout", timeout)
+    check_positive_int("trials", trials)
+    if check_positive_int("retries", retries, minimum=0) > MAX_RETRIES:
+        raise InputError(f"retries must be an integer in [0, {MAX_RETRIES}]; got {retries}")
+    if not isinstance(backoff, Real) or isinstance(backoff, bool) or not 0 <= backoff <= MAX_BACKOFF_S:
+        raise InputError(f"backoff must be a number of seconds in [0, {MAX_BACKOFF_S:g}]; got {describe(backoff)}")
+    if isinstance(cases, (str, bytes, Case)) or not isinstance(cases, Iterable):
+        raise InputError(f"cases must be a list of Case; got {describe(cases)}")
+    cases = list(cases)
+    for index, case in enumerate(cases):
+        if not isinstance(case, Case):
+            raise InputError(f"cases[{index}] must be a Case; got {describe(case)}")
+    return cases
+
+
+async def run_cases(
+    cases: Iterable[Case],
+    target: Any,
+    *,
+    concurrency: int = 5,
+    timeout: float = 30.0,
+    retries: int = 0,
+    trials: int = 1,
+    on_outcome: Callable[[CaseOutcome, int, int], None] | None = None,
+    backoff: float = 0.5,
+) -> list[CaseOutcome]:
+    """Run every case ``trials`` times against ``target``; outcomes in (case, trial) order.
+
+    - ``concurrency``: at most this many case-trials in flight at once.
+    - ``timeout``: seconds per attempt (a multi-turn case's whole conversation is one attempt).
+    - ``retries``: extra attempts (0 to 10) after an error or a timeout, waiting
+      ``backoff · 2^k`` seconds (halved at random, at most 30 s; at least a
+      429's ``Retry-After``). cogeval's input errors (a wrong return type) and
+      HTTP 4xx errors other than 408, 409 and 429 are not retried.
+    - ``on_outcome(outcome, completed, total)``: called after each case-trial
+      finishes, in completion order; ``total`` = cases × trials.
+
+    Cancelling the run (or Ctrl-C under :func:`run_sync`) stops the workers and
+    raises :class:`RunInterrupted` carrying the finished outcomes. An exception
+    raised by ``on_outcome`` stops the run and propagates.
+    """
+    cases = _checked(cases, concurrency, timeout, retries, trials, backoff)
+    target = as_target(target)
+    seen: dict[str, int] = {}
+    occurrences = []
+    for case in cases:
+        occurrences.append(seen.get(case.key, 0))
+        seen[case.key] = occurrences[-1] + 1
+    total = len(cases) * trials
+    slots: list[CaseOutcome | None] = [None] * total
+    jobs = iter(range(total))  # slot = index * trials + trial; shared by the workers
+    completed = 0
+
+    async def worker() -> None:
+        nonlocal completed
+        for slot in jobs:
+            index, trial = divmod(slot, trials)
+            case = cases[index]
+            fields = await _run_one(target, case, timeout, retries, backoff)
+            outcome = CaseOutcome(index=index, case=case, case_key=case.key, occurrence=occurrences[index],
+                                  trial=trial, **fields)
+            slots[slot] = outcome
+            completed += 1
+            if on_outcome is not None:
+                on_outcome(outcome, completed, total)
+
+    workers = [asyncio.create_task(worker()) for _ in range(min(concurrency, total))]
+    try:
+        await asyncio.gather(*workers)
+    except BaseException as exc:
+        for task in workers:
+            task.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
+        if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
+            raise RunInterrupted(completed, total, [o for o in slots if o is not None]) from None
+        raise
+    return slots  # type: ignore[return-value]
+
+
+def run_sync(awaitable: Awaitable[Any] | Callable[[], Awaitable[Any]]) -> Any:
+    """Run a coroutine (or a function making one) to completion from sync code.
+
+    With no event loop running this is ``asyncio.run``. Inside a running loop
+    (a Jupyter cell) the coroutine runs in a new thread with its own loop, and
+    this call waits for it; Ctrl-C cancels it there, so a run raises
+    :class:`RunInterrupted` as it would in a script.
+    """
+    make = awaitable if callable(awaitable) else (lambda: awaitable)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(_as_coroutine(make()))
+    box: dict[str, Any] = {}
+    context = contextvars.copy_context()
+
+    async def main() -> Any:
+        box["loop"], box["task"] = asyncio.get_running_loop(), asyncio.current_task()
+        return await make()
+
+    def work() -> None:
+        try:
+            box["result"] = context.run(asyncio.run, main())
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=work, name="cogeval-run-sync", daemon=True)
+    thread.start()
+    try:
+        thread.join()
+    except KeyboardInterrupt:
+        if "loop" in box:
+            box["loop"].call_soon_threadsafe(box["task"].cancel)
+        thread.join()
+        if not isinstance(box.get("error"), RunInterrupted):
+            raise
+    if "error" in box:
+        raise box["error"]
+    return box.get("result")
+
+
+async def _as_coroutine(awaitable: Awaitable[Any]) -> Any:
+    return await awaitable

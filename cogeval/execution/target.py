@@ -1,0 +1,316 @@
+"""Targets: what a case is run against, behind one small async interface.
+
+A target is a function ``fn(input)`` or ``fn(input, case)``, sync or async,
+returning a ``str`` or a :class:`TargetResponse`, or a
+:class:`~cogeval.execution.chat.ChatTarget`. :func:`as_target` turns any of
+them into a :class:`Target`, whose one method is::
+
+    response = await target.call(case, messages=None, timeout=None)
+
+>>> import asyncio
+>>> from cogeval.data.case import Case
+>>> target = as_target(lambda text: text.upper())
+>>> asyncio.run(target.call(Case("hi"))).output
+'HI'
+
+Multi-turn cases (``case.turns``) go through :func:`converse`, which calls the
+target once per user turn with the conversation so far (see its docstring).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import dataclasses
+import inspect
+import json
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from numbers import Real
+from typing import TYPE_CHECKING, Any
+
+from cogeval._check import describe
+from cogeval.errors import InputError
+
+if TYPE_CHECKING:
+    from cogeval.data.case import Case
+
+__all__ = ["Target", "TargetResponse", "TurnOutcome", "as_target", "converse"]
+
+USAGE_ALIASES = {
+    "input_tokens": ("input_tokens", "prompt_tokens"),
+    "output_tokens": ("output_tokens", "completion_tokens"),
+    "cost_usd": ("cost_usd",),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class TargetResponse:
+    """What a target answered for one case (or one turn).
+
+    - ``output``: the answer text.
+    - ``usage``: ``{"input_tokens", "output_tokens", "cost_usd"}``; OpenAI's
+      ``prompt_tokens`` / ``completion_tokens`` are accepted and renamed; a
+      missing value is ``None``; other keys are kept as given.
+    - ``tool_calls``: tool calls the model made, as given (e.g. a list of dicts).
+    - ``trace_id``: an id to find the call in a tracing system (a chat
+      completion's id for a ``ChatTarget``).
+    - ``prompt``: which prompt made the answer, e.g. ``{"key", "version_id",
+      "version", "ab_test"}``; kept as given.
+
+    >>> TargetResponse("4", usage={"prompt_tokens": 12, "completion_tokens": 1}).usage
+    {'input_tokens': 12, 'output_tokens': 1, 'cost_usd': None}
+    """
+
+    output: str
+    usage: Mapping[str, Any] | None = None
+    tool_calls: Any = None
+    trace_id: str | None = None
+    prompt: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.output, str):
+            raise InputError(f"TargetResponse.output must be a str; got {type(self.output).__name__}: {describe(self.output)}")
+        if self.usage is not None:
+            object.__setattr__(self, "usage", _normalised_usage(self.usage))
+        if self.prompt is not None:
+            if not isinstance(self.prompt, Mapping):
+                raise InputError(f"TargetResponse.prompt must be a dict; got {describe(self.prompt)}")
+            object.__setattr__(self, "prompt", dict(self.prompt))
+        if self.trace_id is not None and not isinstance(self.trace_id, str):
+            object.__setattr__(self, "trace_id", str(self.trace_id))
+
+    def get(self, name: str) -> Any:
+        """A usage value (``input_tokens``, ``output_tokens``, ``cost_usd``) or ``None``."""
+        return None if self.usage is None else self.usage.get(name)
+
+
+def _normalised_usage(usage: Any) -> dict[str, Any]:
+    if hasattr(usage, "model_dump"):  # e.g. openai's CompletionUsage
+        usage = usage.model_dump()
+    if not isinstance(usage, Mapping):
+        raise InputError(f"TargetResponse.usage must be a dict; got {describe(usage)}")
+    aliases = {alias for names in USAGE_ALIASES.values() for alias in names}
+    result: dict[str, Any] = {}
+    for name, names in USAGE_ALIASES.items():
+        value = next((usage[n] for n in names if usage.get(n) is not None), None)
+        if value is not None and (not isinstance(value, Real) or isinstance(value, bool) or value < 0):
+            raise InputError(f"TargetResponse.usage[{name!r}] must be a number >= 0 or None; got {describe(value)}")
+        result[name] = None if value is None else (float(value) if name == "cost_usd" else int(value))
+    result.update((k, v) for k, v in usage.items() if k not in aliases)
+    return result
+
+
+@dataclasses.dataclass(frozen=True)
+class TurnOutcome:
+    """One turn of a multi-turn case: the user message sent and what came back."""
+
+    turn: int
+    input: Any
+    output: str
+    duration_s: float
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+    trace_id: str | None = None
+    tool_calls: Any = None
+
+
+class Target:
+    """Base class of targets: answer one case, or one turn of a conversation.
+
+    ``messages`` (a list of ``{"role", "content"}`` dicts ending with the
+    current user message) is given for each turn of a multi-turn case.
+    ``timeout`` is the runner's per-attempt timeout in seconds, for targets
+    that can pass it on (the runner enforces it anyway).
+    """
+
+    async def call(self, case: Case, *, messages: list[dict[str, Any]] | None = None,
+                   timeout: float | None = None) -> TargetResponse:
+        raise NotImplementedError
+
+    def describe(self) -> dict[str, Any]:
+        """A JSON-able description of the target for the run file (never a secret)."""
+        return {"type": type(self).__name__}
+
+
+class FunctionTarget(Target):
+    """A user function as a target; see :func:`as_target` for the calling convention."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+        call = fn if inspect.isroutine(fn) or isinstance(fn, type) else getattr(fn, "__call__", fn)
+        self.is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
+        self.pass_case, self.pass_messages = _calling_convention(fn)
+
+    def __repr__(self) -> str:
+        return f"FunctionTarget({_name(self.fn)})"
+
+    def describe(self) -> dict[str, Any]:
+        return {"type": "function", "name": _name(self.fn), "module": getattr(self.fn, "__module__", None)}
+
+    async def call(self, case: Case, *, messages: list[dict[str, Any]] | None = None,
+                   timeout: float | None = None) -> TargetResponse:
+        text = case.input if messages is None else messages[-1]["content"]
+        args = (text, case) if self.pass_case else (text,)
+        kwargs = {}
+        if self.pass_messages:
+            kwargs["messages"] = messages if messages is not None else [{"role": "user", "content": case.input}]
+        if self.is_async:
+            result = await self.fn(*args, **kwargs)
+        else:
+            result = await run_in_daemon_thread(self.fn, *args, **kwargs)
+        if inspect.isawaitable(result):
+            result = await result
+        return as_response(result)
+
+
+def _name(fn: Any) -> str:
+    return getattr(fn, "__qualname__", None) or getattr(type(fn), "__qualname__", repr(fn))
+
+
+def _calling_convention(fn: Callable[..., Any]) -> tuple[bool, bool]:
+    """(pass the case?, pass messages=?) from the signature of ``fn``."""
+    try:
+        parameters = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):  # some builtins have no signature: call fn(input)
+        return False, False
+    positional_kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    pass_messages = any(p.name == "messages" and p.kind is not inspect.Parameter.POSITIONAL_ONLY for p in parameters)
+    positional = [p for p in parameters if p.kind in positional_kinds and p.name != "messages"]
+    takes_varargs = any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in parameters)
+    if not positional and not takes_varargs:
+        raise InputError(f"a target function must take the input as its first parameter; {_name(fn)} takes none")
+    second = positional[1] if len(positional) > 1 else None
+    pass_case = second is not None and (second.default is inspect.Parameter.empty or second.name == "case")
+    return pass_case, pass_messages
+
+
+def as_response(result: Any) -> TargetResponse:
+    """A target's return value as a :class:`TargetResponse` (a ``str`` becomes its output)."""
+    if isinstance(result, TargetResponse):
+        return result
+    if isinstance(result, str):
+        return TargetResponse(result)
+    raise InputError(f"target returned {type(result).__name__}; expected str or TargetResponse")
+
+
+def as_target(obj: Any) -> Target:
+    """Turn a function or a ``ChatTarget`` into a :class:`Target`.
+
+    A function is called ``fn(input)``, or ``fn(input, case)`` when it has a
+    second positional parameter without a default (or one named ``case``). A
+    parameter named ``messages`` receives the conversation so far (a list of
+    ``{"role", "content"}`` dicts ending with the current user message). Async
+    functions are awaited; sync ones run in a thread of their own, so they never
+    block the event loop (a daemon thread, so one that hangs past the timeout
+    neither blocks the run nor the interpreter's exit).
+
+    >>> as_target(42)
+    Traceback (most recent call last):
+    ...
+    cogeval.errors.InputError: target must be a callable or a ChatTarget; got 42
+    """
+    if isinstance(obj, Target):
+        return obj
+    if callable(obj):
+        return FunctionTarget(obj)
+    raise InputError(f"target must be a callable or a ChatTarget; got {describe(obj)}")
+
+
+async def run_in_daemon_thread(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Run a sync ``fn`` in a new daemon thread and await its result.
+
+    Unlike ``asyncio.to_thread`` this neither queues behind the default
+    executor's few threads nor makes ``asyncio.run`` wait, at shutdown, for a
+    call that hangs: a cancelled await simply stops waiting.
+    """
+    loop = asyncio.get_running_loop()
+    future = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(result: Any, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is None:
+            future.set_result(result)
+        else:
+            future.set_exception(error)
+
+    def work() -> None:
+        try:
+            result, error = context.run(fn, *args, **kwargs), None
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
+            result, error = None, exc
+        try:
+            loop.call_soon_threadsafe(settle, result, error)
+        except RuntimeError:  # the loop closed while the call ran: nobody is waiting
+            pass
+
+    threading.Thread(target=work, name=f"cogeval-target-{_name(fn)}", daemon=True).start()
+    return await future
+
+
+def _turn_messages(case: Case) -> list[dict[str, Any]]:
+    messages = []
+    for index, turn in enumerate(case.turns or ()):
+        if isinstance(turn, str):
+            messages.append({"role": "user", "content": turn})
+        elif isinstance(turn, Mapping) and "content" in turn and turn.get("role", "user") in ("user", "assistant", "system"):
+            messages.append({"role": turn.get("role", "user"), "content": turn["content"]})
+        else:
+            raise InputError(
+                f"case turns[{index}] must be a string or a dict with 'content' and a role of "
+                f"'user', 'assistant' or 'system'; got {describe(turn)}"
+            )
+    if not messages or messages[-1]["role"] != "user":
+        raise InputError("a multi-turn case must end with a user turn (the one the target answers last)")
+    return messages
+
+
+def _total(values: Sequence[Any]) -> Any:
+    return None if any(v is None for v in values) else sum(values)
+
+
+async def converse(target: Target, case: Case, *, timeout: float | None = None) -> tuple[TargetResponse, tuple[TurnOutcome, ...]]:
+    """Run a multi-turn case: one call per user turn, the conversation growing each time.
+
+    Turn *k* is sent as ``[user1, assistant1, ..., user_k]`` (a ``ChatTarget``
+    puts its system prompt first); each answer joins the conversation before
+    the next user turn. Turns given with role ``assistant`` or ``system`` are
+    kept in the conversation as written; a user turn followed by a scripted
+    assistant turn is not sent (the script answers it). A function target gets
+    the turn's text as its input (and ``messages=`` when it declares that
+    parameter). The result is the last answer, with tokens and cost summed over
+    the turns (``None`` unless every turn reports them), and one
+    :class:`TurnOutcome` per call.
+    """
+    conversation: list[dict[str, Any]] = []
+    responses: list[TargetResponse] = []
+    turns: list[TurnOutcome] = []
+    messages = _turn_messages(case)
+    for position, message in enumerate(messages):
+        conversation.append(message)
+        following = messages[position + 1]["role"] if position + 1 < len(messages) else None
+        if message["role"] != "user" or following == "assistant":
+            continue
+        started = time.perf_counter()
+        response = await target.call(case, messages=list(conversation), timeout=timeout)
+        turns.append(TurnOutcome(
+            turn=len(turns), input=message["content"], output=response.output,
+            duration_s=time.perf_counter() - started,
+            input_tokens=response.get("input_tokens"), output_tokens=response.get("output_tokens"),
+            cost_usd=response.get("cost_usd"), trace_id=response.trace_id, tool_calls=response.tool_calls,
+        ))
+        responses.append(response)
+        conversation.append({"role": "assistant", "content": response.output})
+    last = responses[-1]
+    usage = {name: _total([t.__getattribute__(name) for t in turns]) for name in USAGE_ALIASES}
+    final = TargetResponse(last.output, usage=usage, tool_calls=last.tool_calls, trace_id=last.trace_id, prompt=last.prompt)
+    return final, tuple(turns)
+
+
+def input_text(value: Any) -> str:
+    """A case input as message text: a string as is, anything else as JSON."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)

@@ -1,0 +1,1 @@
+"""Presentation: console, JSON, CSV, Markdown and CI reports (and, later, charts and widgets)."""

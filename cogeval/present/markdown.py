@@ -1,0 +1,31 @@
+"""Markdown tables whose cells no case text can break.
+
+>>> markdown_table([{"a": "x|y\\nz"}], ["a"])
+'| a |\\n| --- |\\n| x\\\\|y z |'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from cogeval._html import format_value
+
+__all__ = ["markdown_cell", "markdown_table"]
+
+_SPECIAL = str.maketrans({"|": "\\|", "\\": "\\\\", "`": "\\`", "<": "&lt;", ">": "&gt;", "*": "\\*", "_": "\\_", "[": "\\[", "]": "\\]"})
+
+
+def markdown_cell(value: Any, limit: int = 120) -> str:
+    """One table cell: one line, Markdown and HTML neutralised, cut at ``limit`` characters."""
+    text = " ".join(format_value(value).split())
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return text.translate(_SPECIAL)
+
+
+def markdown_table(rows: Iterable[Mapping[str, Any]], columns: list[str]) -> str:
+    """A GitHub-flavoured Markdown table of ``rows`` over ``columns``."""
+    lines = ["| " + " | ".join(markdown_cell(c) for c in columns) + " |", "| " + " | ".join("---" for _ in columns) + " |"]
+    lines += ["| " + " | ".join(markdown_cell(row.get(c)) for c in columns) + " |" for row in rows]
+    return "\n".join(lines)

@@ -1,0 +1,140 @@
+"""Reports of a suite result: ``console`` (rich), ``json``, ``csv``, ``markdown`` and ``ci``.
+
+>>> from cogeval import EvalSuite, exact_match
+>>> result = EvalSuite([{"input": "a", "expected": "a"}], lambda q: q, metrics=[exact_match()], progress=False).run()
+>>> print(render(result, "ci").splitlines()[0])
+::notice title=cogeval::1 results, 0 errors; exact_match 1
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import pathlib
+from collections.abc import Sequence
+from typing import Any
+
+from cogeval._check import check_choice
+from cogeval._files import write_text_atomic
+from cogeval._html import format_value
+from cogeval.data.jsonable import jsonable
+from cogeval.errors import InputError
+from cogeval.present.markdown import markdown_table
+
+__all__ = ["KINDS", "render", "write_reports"]
+
+KINDS = {"console": ".console.txt", "json": ".json", "csv": ".csv", "markdown": ".md", "ci": ".ci.txt"}
+
+
+def write_reports(result: Any, kind: str | Sequence[str], path: Any = None) -> list[str]:
+    """Print or write each report of ``kind``; with several kinds, ``path`` is a folder."""
+    kinds = [kind] if isinstance(kind, str) else list(kind)
+    if not kinds:
+        raise InputError(f"kind must name at least one report of {', '.join(map(repr, KINDS))}")
+    kinds = [check_choice("kind", k, KINDS) for k in kinds]
+    written = []
+    for k in kinds:
+        text = render(result, k)
+        if path is None:
+            print(text)
+            continue
+        target = pathlib.Path(path)
+        if len(kinds) > 1 or target.is_dir() or str(path).endswith(("/", "\\")):
+            target = target / f"{result.run_id}{KINDS[k]}"
+        written.append(str(write_text_atomic(target, text)))
+    return written
+
+
+def render(result: Any, kind: str) -> str:
+    """The text of one report."""
+    return {"console": _console, "json": _json, "csv": _csv, "markdown": _markdown, "ci": _ci}[kind](result)
+
+
+def _metric_rows(result: Any) -> list[dict[str, Any]]:
+    return [
+        {"metric": name, "direction": "higher" if result.directions.get(name) else "lower", **dataclasses.asdict(agg)}
+        for name, agg in result.aggregated.items()
+    ]
+
+
+def _console(result: Any) -> str:
+    from rich.console import Console
+    from rich.table import Table
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=110, force_terminal=False, color_system=None)
+    stats = result.stats
+    console.print(f"{result.name or 'eval'} · run {result.run_id} · {stats.total} results, "
+                  f"{stats.errors} errors, {stats.metric_errors} metric errors · {stats.duration_s:.2f} s")
+    table = Table("metric", "better", "mean", "p50", "p95", "min", "max", "n", "missing")
+    for row in _metric_rows(result):
+        table.add_row(row["metric"], row["direction"], *(format_value(row[k]) for k in ("mean", "p50", "p95", "min", "max", "count", "missing")))
+    console.print(table)
+    for check in result.assertions:
+        console.print(f"{'PASS' if check.passed else 'FAIL'}  {check.name}: {check.message}", markup=False)
+    return buffer.getvalue().rstrip("\n")
+
+
+def _json(result: Any) -> str:
+    document = {
+        "run_id": result.run_id, "name": result.name, "metadata": result.metadata,
+        "started_at": result.started_at, "finished_at": result.finished_at,
+        "config": result.config, "stats": result.stats.to_dict(),
+        "aggregated": {name: dataclasses.asdict(agg) for name, agg in result.aggregated.items()},
+        "directions": result.directions,
+        "assertions": [dataclasses.asdict(a) for a in result.assertions],
+        "results": [
+            {
+                "case_key": r.case_key, "occurrence": r.occurrence, "trial": r.trial,
+                "case": r.case.to_dict(), "output": r.output, "error": r.error,
+                "duration_s": r.duration_s, "input_tokens": r.input_tokens, "output_tokens": r.output_tokens,
+                "cost_usd": r.cost_usd, "trace_id": r.trace_id, "prompt": r.prompt, "tool_calls": r.tool_calls,
+                "scores": {name: dataclasses.asdict(s) for name, s in r.scores.items()},
+            }
+            for r in result.results
+        ],
+    }
+    return json.dumps(jsonable(document), ensure_ascii=False, indent=2)
+
+
+def _csv(result: Any) -> str:
+    frame = result.to_frame()
+    for column in ("input", "expected"):
+        frame[column] = [v if isinstance(v, str) or v is None else json.dumps(jsonable(v), ensure_ascii=False) for v in frame[column]]
+    return frame.to_csv(index=False)
+
+
+def _markdown(result: Any) -> str:
+    stats = result.stats
+    lines = [
+        f"### {result.name or 'Evaluation'} — run `{result.run_id}`",
+        "",
+        f"{stats.total} results, {stats.errors} errors, {stats.metric_errors} metric errors, {stats.duration_s:.2f} s.",
+        "",
+        markdown_table(_metric_rows(result), ["metric", "direction", "mean", "p50", "p95", "count", "missing"]),
+    ]
+    if result.assertions:
+        rows = [{"assertion": a.name, "result": "✅ pass" if a.passed else "❌ fail", "message": a.message} for a in result.assertions]
+        lines += ["", markdown_table(rows, ["assertion", "result", "message"])]
+    return "\n".join(lines)
+
+
+def _annotation(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _property(text: str) -> str:
+    return _annotation(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _ci(result: Any) -> str:
+    means = "; ".join(f"{name} {format_value(agg.mean)}" for name, agg in result.aggregated.items())
+    lines = [f"::notice title=cogeval::{_annotation(f'{result.stats.total} results, {result.stats.errors} errors; {means}')}"]
+    for check in result.assertions:
+        if not check.passed:
+            lines.append(f"::error title={_property('Assertion failed: ' + check.name)}::{_annotation(check.message)}")
+    failed = sum(not c.passed for c in result.assertions)
+    lines.append(f"cogeval: {len(result.assertions) - failed} of {len(result.assertions)} assertions passed" + (" — FAILED" if failed else ""))
+    return "\n".join(lines)
+

@@ -1,0 +1,45 @@
+"""Scoring: per-case metrics, statistical (run-level) metrics and assertions.
+
+>>> from cogeval.scoring import exact_match, threshold
+>>> exact_match().describe()
+{'name': 'exact_match', 'higher_is_better': True, 'params': {'case_sensitive': False}, 'kind': 'case'}
+"""
+
+from cogeval.scoring.assertions import (
+    Assertion,
+    AssertionResult,
+    assertion,
+    no_regression,
+    read_baseline,
+    threshold,
+    write_baseline,
+)
+from cogeval.scoring.metric import Metric, Score, metric
+from cogeval.scoring.metrics import contains, exact_match, json_valid, numeric_match, regex, token_f1
+from cogeval.scoring.registry import BUILTIN_METRICS, from_description
+from cogeval.scoring.usage import StatisticalMetric, cost, latency, token_usage
+
+__all__ = [
+    "Assertion",
+    "AssertionResult",
+    "BUILTIN_METRICS",
+    "Metric",
+    "Score",
+    "StatisticalMetric",
+    "assertion",
+    "contains",
+    "cost",
+    "exact_match",
+    "from_description",
+    "json_valid",
+    "latency",
+    "metric",
+    "no_regression",
+    "numeric_match",
+    "read_baseline",
+    "regex",
+    "threshold",
+    "token_f1",
+    "token_usage",
+    "write_baseline",
+]

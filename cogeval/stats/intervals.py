@@ -1,0 +1,212 @@
+"""Confidence intervals: the bootstrap of any statistic and the Wilson interval of a proportion.
+
+Both return an :class:`~cogeval.stats.result.Interval` (``low, high = interval``).
+
+>>> [round(limit, 4) for limit in wilson_interval(81, 263)]
+[0.2553, 0.3662]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from numbers import Integral
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+from cogeval._check import as_float_array, check_choice, check_positive_int, check_probability, describe
+from cogeval.errors import InputError
+from cogeval.stats.result import Interval
+
+__all__ = ["Interval", "bootstrap_ci", "wilson_interval"]
+
+#: Most array elements one chunk of resamples may hold (about 32 MB of float64
+#: plus as much again for the int64 indices). The result does not depend on it.
+CHUNK_ELEMENTS = 1 << 22
+
+_STATISTICS: dict[str, Callable[..., Any]] = {"mean": np.mean, "median": np.median}
+_NORMAL = NormalDist()
+
+
+def _z(probability: float) -> float:
+    """Standard normal quantile, ±inf at 0 and 1."""
+    if probability <= 0:
+        return -math.inf
+    if probability >= 1:
+        return math.inf
+    return _NORMAL.inv_cdf(probability)
+
+
+def _statistic_function(statistic: Any) -> Callable[..., Any]:
+    if callable(statistic):
+        return statistic
+    return _STATISTICS[check_choice("statistic", statistic, _STATISTICS)]
+
+
+def _apply(function: Callable[..., Any], sample: np.ndarray) -> np.ndarray:
+    """Apply a reduction along the last axis and check it returns one value per row."""
+    result = np.asarray(function(sample, axis=-1), dtype=float)
+    if result.shape != sample.shape[:-1]:
+        raise InputError(
+            "statistic must reduce an array along axis=-1 (like numpy.mean) and return one value per row; "
+            f"got shape {result.shape} for input shape {sample.shape}"
+        )
+    return result
+
+
+def _resample(values: np.ndarray, function: Callable[..., Any], n_resamples: int, rng: np.random.Generator,
+              chunk_elements: int) -> np.ndarray:
+    """The bootstrap distribution: ``function`` over ``n_resamples`` resamples, drawn chunk by chunk.
+
+    Chunks are drawn in order from the one generator, and ``Generator.integers``
+    gives the same stream whether asked for k rows at once or in pieces, so the
+    distribution does not depend on ``chunk_elements``.
+    """
+    n = len(values)
+    rows = max(1, chunk_elements // n)
+    out = np.empty(n_resamples)
+    for start in range(0, n_resamples, rows):
+        stop = min(n_resamples, start + rows)
+        # int64 indices: fancy indexing with intp is the fastest gather (int32 is converted first).
+        out[start:stop] = _apply(function, values[rng.integers(0, n, size=(stop - start, n))])
+    return out
+
+
+def _jackknife(values: np.ndarray, function: Callable[..., Any], chunk_elements: int) -> np.ndarray:
+    """Leave-one-out values of the statistic, built in chunks of rows."""
+    n = len(values)
+    if function is np.mean:
+        return (values.sum() - values) / (n - 1)
+    rows = max(1, chunk_elements // n)
+    positions = np.arange(n - 1)
+    out = np.empty(n)
+    for start in range(0, n, rows):
+        left_out = np.arange(start, min(n, start + rows))[:, None]
+        out[start : start + len(left_out)] = _apply(function, values[positions + (positions >= left_out)])
+    return out
+
+
+def _bca_levels(values: np.ndarray, function: Callable[..., Any], distribution: np.ndarray,
+                alpha: float, chunk_elements: int) -> tuple[float, float]:
+    """Adjusted lower and upper levels of the BCa interval (Efron & Tibshirani 1993, §14.3), as scipy computes them."""
+    observed = float(_apply(function, values[None, :])[0])
+    # scipy's ties convention: the share of resamples below the observed value, ties counted half.
+    below = (np.count_nonzero(distribution < observed) + np.count_nonzero(distribution <= observed)) / (
+        2 * len(distribution)
+    )
+    z0 = _z(below)
+    jack = _jackknife(values, function, chunk_elements)
+    d = jack.mean() - jack
+    denominator = 6 * np.sum(d**2) ** 1.5
+    acceleration = float(np.sum(d**3) / denominator) if denominator > 0 else 0.0
+    levels = []
+    for z in (_z(alpha), _z(1 - alpha)):
+        with np.errstate(all="ignore"):
+            shifted = np.float64(z0) + z
+            adjusted = z0 + shifted / (1 - acceleration * shifted)
+        levels.append(math.nan if math.isnan(adjusted) else _NORMAL.cdf(adjusted) if math.isfinite(adjusted)
+                      else float(adjusted > 0))
+    return levels[0], levels[1]
+
+
+def bootstrap_ci(
+    values: Any,
+    *,
+    statistic: str | Callable[..., Any] = "mean",
+    confidence: float = 0.95,
+    n_resamples: int = 10_000,
+    method: str = "percentile",
+    seed: int | np.random.Generator | None = None,
+) -> Interval:
+    """Bootstrap confidence interval of ``statistic`` over ``values``.
+
+    Resamples ``values`` with replacement ``n_resamples`` times (vectorised,
+    in chunks of at most ``CHUNK_ELEMENTS`` array elements, drawn in sequence
+    from a local ``numpy.random.default_rng(seed)`` so the result depends on
+    the seed only) and reads the interval off the bootstrap distribution by
+    linear interpolation (numpy's default). For paired data pass the per-case
+    differences.
+
+    - ``statistic``: ``"mean"``, ``"median"`` or a callable reducing an array
+      along ``axis=`` like the numpy reductions (``numpy.std``, a trimmed mean...).
+    - ``method``: ``"percentile"`` or ``"bca"`` (bias-corrected and accelerated,
+      with a jackknife acceleration; it matches ``scipy.stats.bootstrap(method="BCa")``).
+      When the BCa levels are undefined the interval is ``(nan, nan)``.
+    - Constant data (one value included) gives ``(s, s)`` with ``s`` the
+      statistic of the data, exactly. NaN or no values raise ``InputError``.
+
+    >>> low, high = bootstrap_ci([1.0, 2.0, 3.0, 4.0, 10.0], seed=1)
+    >>> round(low, 6), round(high, 6)
+    (1.8, 7.0)
+    >>> bootstrap_ci([0.5, 0.5, 0.5], method="bca")
+    Interval(low=0.5, high=0.5)
+    """
+    data = as_float_array("values", values)
+    function = _statistic_function(statistic)
+    confidence = check_probability("confidence", confidence, open_interval=True)
+    n_resamples = check_positive_int("n_resamples", n_resamples)
+    method = check_choice("method", method, ("percentile", "bca"))
+    try:
+        rng = np.random.default_rng(seed)
+    except (TypeError, ValueError):
+        raise InputError(f"seed must be None, a non-negative integer or a numpy Generator; got {describe(seed)}") from None
+    if len(data) == 0:
+        raise InputError("values must hold at least one number; got none")
+    if np.all(data == data[0]):
+        # Every resample equals the data, so the bootstrap distribution is one point.
+        point = data[0] if function in (np.mean, np.median) else float(_apply(function, data[None, :])[0])
+        return Interval(float(point), float(point))
+
+    distribution = _resample(data, function, n_resamples, rng, CHUNK_ELEMENTS)
+    alpha = (1 - confidence) / 2
+    if method == "percentile":
+        levels = (alpha, 1 - alpha)
+    else:
+        levels = _bca_levels(data, function, distribution, alpha, CHUNK_ELEMENTS)
+        if any(math.isnan(level) for level in levels):
+            return Interval(math.nan, math.nan)
+    low, high = np.quantile(distribution, levels)
+    return Interval(float(low), float(high))
+
+
+def wilson_interval(successes: int, n: int, *, confidence: float = 0.95, correction: bool = False) -> Interval:
+    """Wilson score interval for the proportion ``successes / n``, clamped to [0, 1].
+
+    With ``correction=True`` it is the continuity-corrected Wilson interval,
+    Newcombe (1998) method 4, applied at every ``successes`` (unlike R's
+    ``prop.test``, which drops the correction at ``successes = n / 2``); the
+    lower limit is 0 at ``successes = 0`` and the upper limit 1 at ``successes = n``.
+    ``n = 0`` gives ``Interval(nan, nan)``: there is no data, so no interval.
+
+    >>> low, high = wilson_interval(0, 20)
+    >>> low, round(high, 4)
+    (0.0, 0.1611)
+    >>> [round(limit, 4) for limit in wilson_interval(15, 148, correction=True)]
+    [0.0598, 0.1644]
+    """
+    for name, value in (("successes", successes), ("n", n)):
+        if not isinstance(value, Integral) or isinstance(value, bool) or value < 0:
+            raise InputError(f"{name} must be an integer >= 0; got {describe(value)}")
+    if successes > n:
+        raise InputError(f"successes must be at most n; got successes={successes} and n={n}")
+    confidence = check_probability("confidence", confidence, open_interval=True)
+    if n == 0:
+        return Interval(math.nan, math.nan)
+    x, n = int(successes), int(n)
+    z = _z(1 - (1 - confidence) / 2)
+    z2 = z * z
+    p = x / n
+    if not correction:
+        centre = (x + z2 / 2) / (n + z2)
+        half = z * math.sqrt(x * (n - x) / n + z2 / 4) / (n + z2)
+        low, high = centre - half, centre + half
+    else:
+        denominator = 2 * (n + z2)
+        low = 0.0 if x == 0 else (2 * x + z2 - 1 - z * math.sqrt(z2 - 2 - 1 / n + 4 * p * (n * (1 - p) + 1))) / denominator
+        high = 1.0 if x == n else (2 * x + z2 + 1 + z * math.sqrt(z2 + 2 - 1 / n + 4 * p * (n * (1 - p) - 1))) / denominator
+    # Exact limits at the ends (rounding would otherwise give 0.9999999999999999).
+    low = 0.0 if x == 0 else max(0.0, low)
+    high = 1.0 if x == n else min(1.0, high)
+    return Interval(low, high)

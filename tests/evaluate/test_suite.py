@@ -1,0 +1,158 @@
+"""EvalSuite end to end with function targets: validation, scoring, errors, trials, stats."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+
+import pytest
+
+from cogeval import (
+    Case,
+    Dataset,
+    EvalSuite,
+    InputError,
+    contains,
+    exact_match,
+    latency,
+    metric,
+    threshold,
+    token_usage,
+)
+
+DATA = Dataset.from_records([
+    {"input": "2+2", "expected": "4"},
+    {"input": "3+3", "expected": "6"},
+    {"input": "boom", "expected": "x"},
+    {"input": "5+5", "expected": "11"},
+])
+
+
+def calculator(question: str) -> str:
+    if question == "boom":
+        raise RuntimeError("kaboom")
+    return str(eval(question))
+
+
+def suite(**options):
+    options.setdefault("progress", False)
+    return EvalSuite(DATA, calculator, **options)
+
+
+def test_every_case_is_scored_and_a_failure_loses_nothing():
+    result = suite(metrics=[exact_match()]).run()
+    assert [r.case.input for r in result.results] == ["2+2", "3+3", "boom", "5+5"]
+    assert [r.output for r in result.results] == ["4", "6", "", "10"]
+    assert result.results[2].error == "RuntimeError: kaboom"
+    # the failed case is still scored (as a wrong answer), so the mean is 2 of 4
+    assert [r.scores["exact_match"].value for r in result.results] == [1.0, 1.0, 0.0, 0.0]
+    assert result.aggregated["exact_match"].mean == 0.5
+    assert result.stats.total == 4 and result.stats.errors == 1 and result.stats.metric_errors == 0
+    assert math.isnan(result.stats.cost_usd)
+
+
+def test_a_metric_that_raises_marks_the_cell_nan_and_counts_it():
+    @metric("picky")
+    def picky(output, case):
+        if output == "6":
+            raise ValueError("no sixes")
+        return 1.0
+
+    result = suite(metrics=[picky]).run()
+    cells = [r.scores["picky"] for r in result.results]
+    assert math.isnan(cells[1].value) and "no sixes" in cells[1].error
+    assert result.stats.metric_errors == 1
+    assert result.aggregated["picky"].count == 3 and result.aggregated["picky"].missing == 1
+
+
+def test_trials_run_every_case_k_times_in_order():
+    result = suite(metrics=[exact_match()], trials=3).run()
+    assert [(r.case.input, r.trial) for r in result.results][:4] == [("2+2", 0), ("2+2", 1), ("2+2", 2), ("3+3", 0)]
+    assert result.stats.total == 12
+    assert len(result.scores) == 12
+
+
+def test_max_cases_limits_results_aggregates_stats_and_progress():
+    seen = []
+    result = suite(metrics=[exact_match()], on_progress=seen.append).run(max_cases=2)
+    assert result.stats.total == 2 and result.aggregated["exact_match"].count == 2
+    assert [p["completed"] for p in seen] == [1, 2] and {p["total"] for p in seen} == {2}
+    assert {p["current_case"].input for p in seen} == {"2+2", "3+3"}
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(InputError, match="^max_cases must be an integer >= 1; got "):
+            suite().run(max_cases=bad)
+
+
+def test_statistical_metrics_and_directions():
+    result = suite(metrics=[exact_match()], statistical_metrics=[latency(), token_usage()]).run()
+    assert result.directions == {"exact_match": True, "latency": False, "token_usage": False}
+    assert result.aggregated["latency"].count == 4
+    assert result.aggregated["token_usage"].count == 0 and result.aggregated["token_usage"].missing == 4
+
+
+def test_assertions_use_the_aggregates_and_set_the_exit_code():
+    result = suite(metrics=[exact_match()], assertions=[threshold("exact_match", 0.5), threshold("exact_match", 0.9)]).run()
+    assert [a.passed for a in result.assertions] == [True, False]
+    assert not result.passed and result.exit_code == 1
+
+
+def test_async_targets_and_targets_taking_the_case():
+    async def echo_expected(question, case):
+        await asyncio.sleep(0)
+        return case.expected
+
+    result = EvalSuite(DATA, echo_expected, metrics=[exact_match()], progress=False).run()
+    assert result.aggregated["exact_match"].mean == 1.0
+
+
+def test_run_works_inside_a_running_event_loop_and_arun_is_awaitable():
+    async def main():
+        inside = suite(metrics=[exact_match()]).run()  # as in a Jupyter cell
+        awaited = await suite(metrics=[exact_match()]).arun()
+        return inside, awaited
+
+    inside, awaited = asyncio.run(main())
+    assert inside.aggregated["exact_match"].mean == awaited.aggregated["exact_match"].mean == 0.5
+
+
+def test_run_identity_and_metadata():
+    result = suite(name="calc", metadata={"model": "v2", "dropped": None}).run()
+    assert result.name == "calc" and result.metadata == {"model": "v2"}
+    assert result.run_id[:8] == result.started_at[:10].replace("-", "")
+    assert result.started_at <= result.finished_at
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"concurrency": 0}, "^concurrency must be an integer >= 1; got 0$"),
+        ({"retries": 11}, "^retries must be an integer from 0 to 10; got 11$"),
+        ({"retries": -1}, "^retries must be an integer >= 0; got -1$"),
+        ({"timeout": 0}, "^timeout must be a finite number > 0; got 0$"),
+        ({"trials": 0}, "^trials must be an integer >= 1; got 0$"),
+        ({"metrics": [exact_match(), exact_match()]}, "^metrics has two metrics named 'exact_match'; give one of them another name$"),
+        ({"metrics": [exact_match], }, "^metrics must hold metrics"),
+        ({"metadata": {"when": object()}}, r"^metadata\['when'\] must be a JSON value"),
+        ({"metadata": {"score": math.inf}}, r"^metadata\['score'\] must be a finite number"),
+    ],
+)
+def test_construction_is_validated(options, message):
+    with pytest.raises(InputError, match=message):
+        suite(**options)
+
+
+def test_a_target_must_be_callable():
+    with pytest.raises(InputError, match="^target must be a callable or a ChatTarget; got 'not a function'$"):
+        EvalSuite(DATA, "not a function")
+
+
+def test_datasets_may_be_lists_of_cases_or_records():
+    from_cases = EvalSuite([Case("a", expected="a")], lambda q: q, metrics=[contains()], progress=False).run()
+    from_records = EvalSuite([{"input": "a", "expected": "a"}], lambda q: q, metrics=[contains()], progress=False).run()
+    assert from_cases.results[0].case_key == from_records.results[0].case_key
+
+
+def test_progress_bar_counts_every_case(capsys):
+    suite(progress=True, name="calc").run()
+    err = capsys.readouterr().err
+    assert "calc" in err and "4/4" in err

@@ -1,0 +1,319 @@
+"""run_cases and run_sync: order, concurrency, timeouts, retries, trials, interruption."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+import time
+
+import pytest
+
+from cogeval.data.case import Case
+from cogeval.errors import ExecutionError, InputError
+from cogeval.execution import CaseOutcome, RunInterrupted, TargetResponse, run_cases, run_sync
+
+
+def run(cases, target, **options):
+    return run_sync(run_cases(cases, target, **{"backoff": 0.0, **options}))
+
+
+def cases(n):
+    return [Case(f"q{i}") for i in range(n)]
+
+
+def test_outcome_fields_on_success():
+    response = TargetResponse("A", usage={"input_tokens": 3, "output_tokens": 1, "cost_usd": 0.5},
+                              trace_id="t1", prompt={"key": "p", "version_id": "v1"}, tool_calls=[{"name": "f"}])
+    [outcome] = run([Case("a", expected="A")], lambda text: response)
+    assert isinstance(outcome, CaseOutcome)
+    assert (outcome.index, outcome.occurrence, outcome.trial, outcome.attempts) == (0, 0, 0, 1)
+    assert outcome.case_key == Case("a", expected="A").key
+    assert (outcome.output, outcome.error, outcome.trace_id) == ("A", None, "t1")
+    assert (outcome.input_tokens, outcome.output_tokens, outcome.cost_usd) == (3, 1, 0.5)
+    assert outcome.prompt == {"key": "p", "version_id": "v1"}
+    assert outcome.tool_calls == [{"name": "f"}]
+    assert outcome.turns is None
+    assert outcome.duration_s >= 0
+
+
+def test_plain_string_leaves_usage_unknown():
+    [outcome] = run([Case("a")], str.upper)
+    assert (outcome.input_tokens, outcome.output_tokens, outcome.cost_usd, outcome.trace_id) == (None,) * 4
+
+
+def test_order_is_kept_whatever_the_completion_order():
+    rng = random.Random(0)
+    delays = {f"q{i}": rng.uniform(0, 0.02) for i in range(40)}
+
+    async def target(text):
+        await asyncio.sleep(delays[text])
+        return text
+
+    outcomes = run(cases(40), target, concurrency=10, trials=2)
+    assert [(o.index, o.trial, o.output) for o in outcomes] == [(i, t, f"q{i}") for i in range(40) for t in range(2)]
+
+
+def test_occurrence_counts_equal_keys_in_list_order():
+    outcomes = run([Case("a"), Case("b"), Case("a"), Case("a", metadata={"x": 1})], str.upper)
+    assert [o.occurrence for o in outcomes] == [0, 0, 1, 2]
+
+
+def test_trials_run_each_case_several_times():
+    calls = []
+
+    def target(text):
+        calls.append(text)
+        return text
+
+    outcomes = run(cases(3), target, trials=3)
+    assert sorted(calls) == ["q0"] * 3 + ["q1"] * 3 + ["q2"] * 3
+    assert [o.trial for o in outcomes] == [0, 1, 2] * 3
+
+
+def test_concurrency_limit_is_respected():
+    in_flight = peak = 0
+
+    async def target(text):
+        nonlocal in_flight, peak
+        in_flight += 1
+        peak = max(peak, in_flight)
+        await asyncio.sleep(0.005)
+        in_flight -= 1
+        return text
+
+    run(cases(50), target, concurrency=4)
+    assert peak == 4
+
+
+def test_sync_targets_run_concurrently_too():
+    lock = threading.Lock()
+    in_flight = peak = 0
+
+    def target(text):
+        nonlocal in_flight, peak
+        with lock:
+            in_flight += 1
+            peak = max(peak, in_flight)
+        time.sleep(0.02)
+        with lock:
+            in_flight -= 1
+        return text
+
+    run(cases(12), target, concurrency=6)
+    assert peak == 6
+
+
+def test_exceptions_become_errors_and_never_lose_other_cases():
+    def target(text):
+        if text == "q1":
+            raise RuntimeError("boom")
+        return text
+
+    outcomes = run(cases(3), target)
+    assert [(o.output, o.error) for o in outcomes] == [("q0", None), ("", "RuntimeError: boom"), ("q2", None)]
+
+
+def test_wrong_return_type_is_an_error_and_not_retried():
+    calls = []
+
+    def target(text):
+        calls.append(text)
+        return 42
+
+    [outcome] = run([Case("a")], target, retries=3)
+    assert outcome.error == "target returned int; expected str or TargetResponse"
+    assert (outcome.output, outcome.attempts, len(calls)) == ("", 1, 1)
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_a_hanging_target_times_out_and_the_run_moves_on(kind):
+    release = threading.Event()
+
+    def sync(text):
+        if text == "q0":
+            release.wait(5)
+        return text
+
+    async def async_(text):
+        if text == "q0":
+            await asyncio.sleep(5)
+        return text
+
+    started = time.perf_counter()
+    outcomes = run(cases(3), sync if kind == "sync" else async_, timeout=0.2)
+    release.set()
+    assert time.perf_counter() - started < 2
+    assert [(o.output, o.error) for o in outcomes] == [("", "Timed out after 0.2 s"), ("q1", None), ("q2", None)]
+
+
+def test_retries_then_success_counts_attempts():
+    attempts = {"n": 0}
+
+    async def flaky(text):
+        attempts["n"] += 1
+        if attempts["n"] < 3:
+            raise ConnectionError("flaky")
+        return "ok"
+
+    [outcome] = run([Case("a")], flaky, retries=5)
+    assert (outcome.output, outcome.error, outcome.attempts, attempts["n"]) == ("ok", None, 3, 3)
+
+
+def test_timeouts_are_retried():
+    attempts = {"n": 0}
+
+    async def slow_then_fast(text):
+        attempts["n"] += 1
+        if attempts["n"] == 1:
+            await asyncio.sleep(5)
+        return "fast"
+
+    [outcome] = run([Case("a")], slow_then_fast, retries=1, timeout=0.1)
+    assert (outcome.output, outcome.attempts) == ("fast", 2)
+
+
+def test_every_attempt_failing_keeps_the_last_error():
+    [outcome] = run([Case("a")], lambda text: 1 / 0, retries=2)
+    assert (outcome.output, outcome.error, outcome.attempts) == ("", "ZeroDivisionError: division by zero", 3)
+
+
+def test_backoff_grows_between_attempts():
+    times = []
+
+    def failing(text):
+        times.append(time.perf_counter())
+        raise RuntimeError("x")
+
+    run([Case("a")], failing, retries=2, backoff=0.04)
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    assert 0.02 <= gaps[0] < 0.2  # 0.04 s, jittered to [0.02, 0.04]
+    assert 0.04 <= gaps[1] < 0.3  # 0.08 s, jittered to [0.04, 0.08]
+
+
+def test_multi_turn_outcome_records_turns():
+    def bot(text):
+        return TargetResponse(text[::-1], usage={"input_tokens": 1, "output_tokens": 2, "cost_usd": 0.25})
+
+    [outcome] = run([Case(turns=["ab", "cd"])], bot)
+    assert outcome.output == "dc"
+    assert [t.output for t in outcome.turns] == ["ba", "dc"]
+    assert (outcome.input_tokens, outcome.output_tokens, outcome.cost_usd) == (2, 4, 0.5)
+
+
+def test_on_outcome_is_called_once_per_case_trial():
+    seen = []
+    run(cases(5), str.upper, trials=2, on_outcome=lambda o, done, total: seen.append((done, total, o.output)))
+    assert [(done, total) for done, total, _ in seen] == [(i, 10) for i in range(1, 11)]
+    assert sorted(output for *_, output in seen) == sorted(f"Q{i}" for i in range(5) for _ in range(2))
+
+
+def test_on_outcome_errors_stop_the_run():
+    def callback(outcome, done, total):
+        raise ValueError("bad callback")
+
+    with pytest.raises(ValueError, match="bad callback"):
+        run(cases(5), str.upper, on_outcome=callback)
+
+
+def test_empty_case_list():
+    assert run([], str.upper) == []
+
+
+def test_cancellation_raises_run_interrupted_with_the_finished_outcomes():
+    async def target(text):
+        await asyncio.sleep(0 if int(text[1:]) < 3 else 10)
+        return text
+
+    async def main():
+        task = asyncio.create_task(run_cases(cases(10), target, concurrency=4))
+        await asyncio.sleep(0.1)  # q0-q2 finish; the workers then wait on q3-q6
+        task.cancel()
+        return await task
+
+    started = time.perf_counter()
+    with pytest.raises(RunInterrupted) as info:
+        asyncio.run(main())
+    assert time.perf_counter() - started < 2
+    assert isinstance(info.value, ExecutionError)
+    assert str(info.value) == "Run interrupted after 3 of 10 cases"
+    assert [o.output for o in info.value.outcomes] == ["q0", "q1", "q2"]
+
+
+def test_run_sync_without_a_running_loop():
+    async def answer():
+        return 42
+
+    assert run_sync(answer()) == 42
+    assert run_sync(answer) == 42
+
+
+def test_run_sync_inside_a_running_loop_uses_a_fresh_thread():
+    async def inner():
+        return threading.current_thread().name
+
+    async def notebook_cell():
+        loop_thread = threading.current_thread().name
+        return loop_thread, run_sync(inner())  # a sync call from inside a running loop, as in Jupyter
+
+    outer, inner_thread = asyncio.run(notebook_cell())
+    assert outer != inner_thread == "cogeval-run-sync"
+
+
+def test_run_sync_inside_a_running_loop_runs_cases_and_raises_errors():
+    async def cell():
+        outcomes = run_sync(run_cases(cases(3), str.upper))
+        with pytest.raises(KeyError):
+            run_sync(_raise_key_error())
+        return outcomes
+
+    assert [o.output for o in asyncio.run(cell())] == ["Q0", "Q1", "Q2"]
+
+
+async def _raise_key_error():
+    raise KeyError("k")
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"concurrency": 0}, "concurrency must be an integer >= 1; got 0"),
+    ({"concurrency": 2.5}, "concurrency must be an integer >= 1; got 2.5"),
+    ({"retries": -1}, "retries must be an integer >= 0; got -1"),
+    ({"retries": 11}, "retries must be an integer in [0, 10]; got 11"),
+    ({"timeout": 0}, "timeout must be a finite number > 0; got 0"),
+    ({"trials": 0}, "trials must be an integer >= 1; got 0"),
+    ({"backoff": -1}, "backoff must be a number of seconds in [0, 30]; got -1"),
+])
+def test_arguments_are_validated(options, message):
+    with pytest.raises(InputError) as info:
+        run(cases(1), str.upper, **options)
+    assert str(info.value) == message
+
+
+def test_cases_must_be_cases():
+    with pytest.raises(InputError) as info:
+        run([Case("a"), "b"], str.upper)
+    assert str(info.value) == "cases[1] must be a Case; got 'b'"
+
+
+def test_target_is_checked_before_running():
+    with pytest.raises(InputError, match="target must be a callable or a ChatTarget; got 3"):
+        run(cases(1), 3)
+
+
+def test_ctrl_c_under_run_sync_raises_run_interrupted():
+    import os
+    import signal
+
+    async def target(text):
+        await asyncio.sleep(0 if text == "q0" else 10)
+        return text
+
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    started = time.perf_counter()
+    with pytest.raises(RunInterrupted) as info:
+        run(cases(5), target, concurrency=2)
+    timer.join()
+    assert time.perf_counter() - started < 2
+    assert str(info.value) == "Run interrupted after 1 of 5 cases"
+    assert [o.output for o in info.value.outcomes] == ["q0"]

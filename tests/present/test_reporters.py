@@ -1,0 +1,73 @@
+"""Reports of a suite result: console, json, csv, markdown, ci."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from cogeval import EvalSuite, InputError, exact_match, threshold
+
+
+@pytest.fixture(scope="module")
+def result():
+    data = [{"input": "a|b\n<script>x</script>", "expected": "ok"}, {"input": "plain", "expected": "ok"}]
+    return EvalSuite(
+        data, lambda q: "ok" if q == "plain" else "no",
+        metrics=[exact_match()], assertions=[threshold("exact_match", 0.9)], progress=False, name="demo",
+    ).run()
+
+
+def test_console_prints_metrics_and_assertions(result, capsys):
+    assert result.report("console") == []
+    out = capsys.readouterr().out
+    assert "exact_match" in out and "FAIL" in out and "0.5" in out
+
+
+def test_json_report_is_complete_and_valid(result, tmp_path):
+    [path] = result.report("json", path=tmp_path / "r.json")
+    document = json.loads(open(path, encoding="utf-8").read())
+    assert document["run_id"] == result.run_id
+    assert document["aggregated"]["exact_match"]["mean"] == 0.5
+    assert [r["scores"]["exact_match"]["value"] for r in document["results"]] == [0.0, 1.0]
+    assert document["assertions"][0]["passed"] is False
+
+
+def test_csv_report_round_trips_through_pandas(result, tmp_path):
+    [path] = result.report("csv", path=tmp_path / "r.csv")
+    frame = pd.read_csv(path)
+    assert frame["exact_match"].tolist() == [0.0, 1.0]
+    assert frame["input"].tolist()[0] == "a|b\n<script>x</script>"
+
+
+def test_markdown_cannot_be_broken_by_case_text(result):
+    import re
+
+    from cogeval.present.reporters import render
+
+    text = render(result, "markdown")
+    assert "<script>" not in text
+    table_lines = [line for line in text.splitlines() if line.startswith("|")]
+    # every row of a table has as many unescaped pipes as its header
+    for line in table_lines:
+        assert len(re.findall(r"(?<!\\)\|", line)) in (8, 4)
+
+
+def test_ci_report_annotates_failures(result):
+    from cogeval.present.reporters import render
+
+    lines = render(result, "ci").splitlines()
+    assert lines[0] == "::notice title=cogeval::2 results, 0 errors; exact_match 0.5"
+    assert lines[1] == "::error title=Assertion failed%3A threshold(exact_match%2C 0.9)::" + result.assertions[0].message.replace("%", "%25")
+    assert lines[-1] == "cogeval: 0 of 1 assertions passed — FAILED"
+
+
+def test_several_kinds_go_into_a_folder(result, tmp_path):
+    paths = result.report(["json", "csv", "markdown"], path=tmp_path / "out")
+    assert [p.rsplit("/", 1)[1] for p in paths] == [f"{result.run_id}.json", f"{result.run_id}.csv", f"{result.run_id}.md"]
+
+
+def test_unknown_kind_lists_the_choices(result):
+    with pytest.raises(InputError, match="^kind must be one of 'console', 'json', 'csv', 'markdown', 'ci'; got 'pdf'$"):
+        result.report("pdf")
