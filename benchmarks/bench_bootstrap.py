@@ -6,19 +6,22 @@ Everything is measured in this one process, so the ratios compare like with like
 - floor: one ``rng.integers(0, n, size=(B, n))`` draw and one ``.mean(axis=1)`` of it,
   the least any vectorised bootstrap of the mean must do (it even skips the gather);
 - scipy: ``scipy.stats.bootstrap((x,), np.mean, vectorized=True, method="percentile")``.
-Time is the best of ``--repeat`` runs; peak memory is tracemalloc's peak of one run.
+Time is the best of ``--repeat`` runs; peak memory is tracemalloc's peak of one run;
+faults are the minor page faults of one run (memory the allocator had to map afresh).
+A last table sweeps ``cogeval.stats.intervals.CHUNK_ELEMENTS``.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import time
 import tracemalloc
 
 import numpy as np
 from scipy import stats
 
-from cogeval.stats import bootstrap_ci
+from cogeval.stats import bootstrap_ci, intervals
 
 
 def floor(x: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
@@ -52,6 +55,12 @@ def peak_bytes(function) -> int:
     return peak
 
 
+def page_faults(function) -> int:
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    function()
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=10_000, help="number of values")
@@ -70,13 +79,24 @@ def main() -> None:
         function()
     times = {name: best_time(function, args.repeat) for name, function in cases.items()}
     peaks = {name: peak_bytes(function) for name, function in cases.items()}
+    faults = {name: page_faults(function) for name, function in cases.items()}
     print(f"{args.n:,} values x {b:,} resamples, best of {args.repeat}; numpy {np.__version__}")
-    print(f"{'':34} {'time s':>8} {'/ floor':>8} {'peak MB':>9} {'/ floor':>8}")
+    print(f"{'':34} {'time s':>8} {'/ floor':>8} {'peak MB':>9} {'/ floor':>8} {'faults':>8}")
     for name in cases:
         print(f"{name:34} {times[name]:8.3f} {times[name] / times['numpy floor']:8.2f} "
-              f"{peaks[name] / 1e6:9.1f} {peaks[name] / peaks['numpy floor']:8.3f}")
+              f"{peaks[name] / 1e6:9.1f} {peaks[name] / peaks['numpy floor']:8.3f} {faults[name]:8d}")
     print(f"bootstrap_ci percentile / scipy: time {times['bootstrap_ci percentile'] / times['scipy.stats.bootstrap percentile']:.2f}, "
           f"memory {peaks['bootstrap_ci percentile'] / peaks['scipy.stats.bootstrap percentile']:.3f}")
+
+    default = intervals.CHUNK_ELEMENTS
+    print(f"\nCHUNK_ELEMENTS sweep (default {default:,}), bootstrap_ci percentile")
+    print(f"{'elements':>10} {'time s':>8} {'/ floor':>8} {'faults':>8}")
+    for chunk in (1 << 14, 1 << 15, 1 << 16, 1 << 17, 1 << 18, 1 << 20, 1 << 22):
+        intervals.CHUNK_ELEMENTS = chunk
+        seconds = best_time(cases["bootstrap_ci percentile"], args.repeat)
+        print(f"{chunk:10,} {seconds:8.3f} {seconds / times['numpy floor']:8.2f} "
+              f"{page_faults(cases['bootstrap_ci percentile']):8d}")
+    intervals.CHUNK_ELEMENTS = default
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import asyncio
 import time
 import tracemalloc
 
-from cogeval.data.case import Case
+from cogeval.data import Case
 from cogeval.execution import run_cases
 
 

@@ -5,7 +5,11 @@
 0.021484375
 """
 
-from cogeval.data import Case, Dataset, canonical_json
+from cogeval.compare.comparison import ComparisonResult, EvalComparison
+from cogeval.compare.result import MetricComparison, RunComparison
+from cogeval.compare.runs import compare_runs
+from cogeval.compare.store import RunStore
+from cogeval.data import Case, Dataset, EvalRun, canonical_json, load_run
 from cogeval.errors import (
     CogevalError,
     DatasetError,
@@ -65,9 +69,12 @@ __all__ = [
     "CaseResult",
     "ChatTarget",
     "CogevalError",
+    "ComparisonResult",
     "Dataset",
     "DatasetError",
     "EvalBuilder",
+    "EvalComparison",
+    "EvalRun",
     "EvalSuite",
     "EvalSuiteResult",
     "EvalTool",
@@ -76,10 +83,13 @@ __all__ = [
     "Interval",
     "McNemarResult",
     "Metric",
+    "MetricComparison",
+    "RunComparison",
     "RunFileError",
     "RunInterrupted",
     "RunSkippedWarning",
     "RunStats",
+    "RunStore",
     "Score",
     "TTestResult",
     "TargetResponse",
@@ -91,12 +101,16 @@ __all__ = [
     "canonical_json",
     "cohen_kappa",
     "cohens_d",
+    "compare_runs",
+    "comparison_html",
+    "comparison_markdown",
     "contains",
     "cost",
     "eval_tools",
     "exact_match",
     "json_valid",
     "latency",
+    "load_run",
     "mcnemars_test",
     "mean",
     "median",
@@ -106,6 +120,7 @@ __all__ = [
     "paired_t_test",
     "percentile",
     "regex",
+    "report_comparison",
     "std_dev",
     "threshold",
     "token_f1",
@@ -113,3 +128,20 @@ __all__ = [
     "wilcoxon_test",
     "wilson_interval",
 ]
+
+_PRESENT = {
+    "comparison_html": "cogeval.present.comparison_report",
+    "comparison_markdown": "cogeval.present.comparison_report",
+    "report_comparison": "cogeval.present.comparison_report",
+}
+
+
+def __getattr__(name: str):
+    """Load presentation functions on first use, so ``import cogeval`` stays light."""
+    if name in _PRESENT:
+        import importlib
+
+        value = getattr(importlib.import_module(_PRESENT[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'cogeval' has no attribute {name!r}")

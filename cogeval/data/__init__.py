@@ -8,5 +8,7 @@
 from cogeval.data.canonical import canonical_json
 from cogeval.data.case import Case
 from cogeval.data.dataset import Dataset
+from cogeval.data.run import EvalRun
+from cogeval.data.runfile import load_run, save_run
 
-__all__ = ["Case", "Dataset", "canonical_json"]
+__all__ = ["Case", "Dataset", "EvalRun", "canonical_json", "load_run", "save_run"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import pathlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -16,6 +17,7 @@ import pandas as pd
 
 from cogeval import _columns as col
 from cogeval._html import badge, html_table, safe_html
+from cogeval.data import EvalRun
 from cogeval.execution import CaseOutcome
 from cogeval.scoring import AssertionResult, Score
 from cogeval.stats import Aggregate
@@ -109,7 +111,26 @@ class EvalSuiteResult:
     @property
     def metric_names(self) -> list[str]:
         """Per-case metric names, in the order the suite listed them."""
-        return list(self.config.get("metrics_order", []))
+        return [m["name"] for m in self.config.get("metrics", [])]
+
+    def to_run(self) -> EvalRun:
+        """This result as an :class:`~cogeval.data.EvalRun` (the run file's model)."""
+        return EvalRun.model_validate({
+            "run_id": self.run_id, "started_at": self.started_at, "finished_at": self.finished_at,
+            "name": self.name, "metadata": dict(self.metadata), "config": dict(self.config),
+            "results": [_result_record(r) for r in self.results],
+            "aggregated": {name: dataclasses.asdict(agg) for name, agg in self.aggregated.items()},
+            "assertions": [dataclasses.asdict(a) for a in self.assertions],
+            "stats": {
+                "total": self.stats.total, "errors": self.stats.errors, "duration": self.stats.duration_s,
+                "cost": self.stats.cost_usd, "metric_errors": self.stats.metric_errors,
+                "judge_errors": self.stats.judge_errors,
+            },
+        })
+
+    def save_run(self, target: Any) -> pathlib.Path:
+        """Write the run file: a folder (or a path ending in ``/``) gets ``<run_id>.json``; returns the path."""
+        return self.to_run().save(target)
 
     @property
     def results_frame(self) -> pd.DataFrame:
@@ -207,6 +228,25 @@ class EvalSuiteResult:
             raw_columns=["result"],
         ) if self.assertions else ""
         return metrics + checks
+
+
+def _usage(item: Any) -> dict[str, Any]:
+    return {"input_tokens": item.input_tokens, "output_tokens": item.output_tokens, "cost": item.cost_usd}
+
+
+def _result_record(r: CaseResult) -> dict[str, Any]:
+    """One ``results[]`` entry of the run file."""
+    turns = None if r.turns is None else [
+        {"input": t.input, "output": t.output, "duration": t.duration_s, "usage": _usage(t),
+         "trace_id": t.trace_id, "prompt": t.prompt, "tool_calls": t.tool_calls}
+        for t in r.turns
+    ]
+    return {
+        "case_key": r.case_key, "occurrence": r.occurrence, "trial": r.trial, "case": r.case.to_dict(),
+        "output": r.output, "error": r.error, "duration": r.duration_s, "usage": _usage(r),
+        "trace_id": r.trace_id, "prompt": r.prompt, "tool_calls": r.tool_calls, "turns": turns,
+        "scores": [{"metric": name, "score": s.value, "error": s.error, "details": s.details} for name, s in r.scores.items()],
+    }
 
 
 def _json_number(value: float) -> float | None:

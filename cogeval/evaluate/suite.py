@@ -21,6 +21,7 @@ from cogeval.errors import InputError
 from cogeval.evaluate.result import CaseResult, EvalSuiteResult, run_stats
 from cogeval.execution import as_target, run_cases, run_sync
 from cogeval.scoring import Metric, Score
+from cogeval.stats import aggregate
 
 __all__ = ["EvalSuite"]
 
@@ -146,8 +147,6 @@ class EvalSuite:
         return await metric.ascore(outcome.output, outcome.case)
 
     def _result(self, results: list[CaseResult], started: Any, duration: float) -> EvalSuiteResult:
-        from cogeval.stats import aggregate
-
         aggregated = {m.name: aggregate([r.scores[m.name].value for r in results]) for m in self.metrics}
         aggregated.update({m.name: m.compute(results) for m in self.statistical_metrics})
         directions = {m.name: m.higher_is_better for m in self.metrics + self.statistical_metrics}
@@ -168,17 +167,16 @@ class EvalSuite:
         )
 
     def config(self) -> dict[str, Any]:
-        """How this suite runs, as JSON: metrics, statistical metrics, judge, trials, concurrency, target."""
+        """How this suite runs, as the run file's ``config``: metrics, judge, trials, concurrency, target, timeoutS, retries."""
         return {
             "metrics": [m.describe() for m in self.metrics],
-            "metrics_order": [m.name for m in self.metrics],
             "statistical_metrics": [m.describe() for m in self.statistical_metrics],
             "judge": self.judge.describe() if self.judge is not None else None,
             "trials": self.trials,
             "concurrency": self.concurrency,
-            "timeout_s": self.timeout,
-            "retries": self.retries,
             "target": self.target.describe(),
+            "timeoutS": self.timeout,
+            "retries": self.retries,
         }
 
 

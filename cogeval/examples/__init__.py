@@ -1,23 +1,37 @@
 """Bundled offline demo data and two deterministic targets to compare.
 
->>> len(questions())
-40
->>> assistant_v1("What is 12 + 30?"), assistant_v2("What is 12 + 30?")
-('The answer is 42.', '42')
+``questions()`` holds 300 short questions with expected answers: 60 capitals,
+120 arithmetic problems, 60 letter counts and 60 hour-to-minute conversions
+(topic in each case's metadata).
+
+>>> data = questions()
+>>> len(data), data[0].input, data[0].expected
+(300, 'What is the capital of France?', 'Paris')
+>>> assistant_v1("What is 12 * 30?"), assistant_v2("What is 12 * 30?")
+('150', '360')
 """
 
 from __future__ import annotations
 
+import functools
 from importlib import resources
 
 from cogeval.data import Dataset
 from cogeval.examples.targets import assistant_v1, assistant_v2
 
-__all__ = ["assistant_v1", "assistant_v2", "questions"]
+__all__ = ["assistant_v1", "assistant_v2", "capitals", "questions"]
 
 
+@functools.cache
 def questions() -> Dataset:
-    """40 short questions (geography, arithmetic, counting) with expected answers."""
+    """The bundled demo dataset."""
     path = resources.files("cogeval.examples") / "questions.jsonl"
     with resources.as_file(path) as file:
         return Dataset.from_jsonl(file, name="questions")
+
+
+@functools.cache
+def capitals() -> dict[str, str]:
+    """Country → capital, read from the dataset (the targets' shared knowledge)."""
+    prefix = "What is the capital of "
+    return {c.input[len(prefix):-1]: c.expected for c in questions() if c.input.startswith(prefix)}

@@ -1,8 +1,12 @@
-"""Two deterministic 'assistants' for the offline demo.
+"""Two deterministic 'assistants' for the offline demo, with different error patterns.
 
-``assistant_v1`` knows fewer capitals, cannot multiply, miscounts long words
-and wraps answers in a sentence. ``assistant_v2`` fixes most of that but
-thinks a little longer. Neither calls a network.
+- ``assistant_v1`` (the current version) answers geography in a full sentence,
+  knows fewer capitals, multiplies only by small numbers and miscounts long words.
+- ``assistant_v2`` (the candidate) answers tersely, knows more capitals,
+  multiplies and counts right, but has a new bug: it converts more than
+  24 hours to minutes wrongly. It also thinks a little longer.
+
+Neither calls a network.
 """
 
 from __future__ import annotations
@@ -12,39 +16,58 @@ import time
 
 __all__ = ["assistant_v1", "assistant_v2"]
 
-_CAPITALS_V1 = {
-    "France": "Paris", "Germany": "Berlin", "Italy": "Rome", "Spain": "Madrid", "Japan": "Tokyo",
-    "Canada": "Toronto", "Australia": "Sydney", "Egypt": "Cairo", "Norway": "Oslo", "Peru": "Lima",
-    "Poland": "Warsaw", "Chile": "Santiago",
-}
-_CAPITALS_V2 = {**_CAPITALS_V1, "Canada": "Ottawa", "Australia": "Canberra", "Portugal": "Lisbon", "Kenya": "Nairobi", "Turkey": "Ankara"}
+_UNKNOWN_TO_V1 = {"Australia", "Canada", "Brazil", "Switzerland", "Nigeria", "Tanzania", "South Africa",
+                  "Pakistan", "Mongolia", "Morocco", "Iceland", "New Zealand", "Turkey", "Kenya", "Ukraine"}
+_WRONG_IN_V1 = {"Australia": "Sydney", "Canada": "Toronto", "Brazil": "Rio de Janeiro", "Switzerland": "Zurich",
+                "Nigeria": "Lagos", "Tanzania": "Dar es Salaam", "Turkey": "Istanbul", "Morocco": "Casablanca"}
+_UNKNOWN_TO_V2 = {"Tanzania", "South Africa", "Mongolia", "Iceland", "Nepal"}
 
 _ARITHMETIC = re.compile(r"What is (\d+) ([-+*]) (\d+)\?")
 _CAPITAL = re.compile(r"What is the capital of (.+)\?")
 _LETTERS = re.compile(r"How many letters are in the word '(\w+)'\?")
+_MINUTES = re.compile(r"How many minutes are in (\d+) hours\?")
 
 
-def _answer(question: str, capitals: dict[str, str], multiply: bool, long_word_bias: int) -> str:
-    if match := _ARITHMETIC.fullmatch(question):
-        a, op, b = int(match[1]), match[2], int(match[3])
-        if op == "*" and not multiply:
-            return str(a + b)
-        return str({"+": a + b, "-": a - b, "*": a * b}[op])
-    if match := _CAPITAL.fullmatch(question):
-        return capitals.get(match[1], "I don't know")
-    if match := _LETTERS.fullmatch(question):
-        word = match[1]
-        return str(len(word) + (long_word_bias if len(word) > 8 else 0))
-    return "I don't know"
+def _capital(country: str) -> str | None:
+    from cogeval.examples import capitals
+
+    return capitals().get(country)
 
 
 def assistant_v1(question: str) -> str:
-    """The current version: verbose, with gaps."""
+    """The current version: verbose on geography, with gaps."""
     time.sleep(0.002)
-    return f"The answer is {_answer(question, _CAPITALS_V1, multiply=False, long_word_bias=1)}."
+    if match := _CAPITAL.fullmatch(question):
+        country = match[1]
+        if country in _UNKNOWN_TO_V1:
+            city = _WRONG_IN_V1.get(country)
+            return f"I think the capital of {country} is {city}." if city else "I don't know."
+        return f"The capital of {country} is {_capital(country)}."
+    if match := _ARITHMETIC.fullmatch(question):
+        a, op, b = int(match[1]), match[2], int(match[3])
+        if op == "*" and b > 10:
+            return str(a * 10 + b)  # a long-multiplication slip
+        return str({"+": a + b, "-": a - b, "*": a * b}[op])
+    if match := _LETTERS.fullmatch(question):
+        word = match[1]
+        return str(len(word) + (1 if len(word) > 9 else 0))
+    if match := _MINUTES.fullmatch(question):
+        return str(int(match[1]) * 60)
+    return "I don't know."
 
 
 def assistant_v2(question: str) -> str:
-    """The candidate: terse and more often right, slightly slower."""
+    """The candidate: terse and more often right, but breaks conversions past a day."""
     time.sleep(0.004)
-    return _answer(question, _CAPITALS_V2, multiply=True, long_word_bias=0)
+    if match := _CAPITAL.fullmatch(question):
+        country = match[1]
+        return "unknown" if country in _UNKNOWN_TO_V2 else str(_capital(country))
+    if match := _ARITHMETIC.fullmatch(question):
+        a, op, b = int(match[1]), match[2], int(match[3])
+        return str({"+": a + b, "-": a - b, "*": a * b}[op])
+    if match := _LETTERS.fullmatch(question):
+        return str(len(match[1]))
+    if match := _MINUTES.fullmatch(question):
+        hours = int(match[1])
+        return str((hours % 24) * 60 if hours > 24 else hours * 60)
+    return "unknown"

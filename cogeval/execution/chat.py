@@ -26,7 +26,7 @@ from cogeval.errors import ExecutionError, InputError
 from cogeval.execution.target import Target, TargetResponse, input_text
 
 if TYPE_CHECKING:
-    from cogeval.data.case import Case
+    from cogeval.data import Case
 
 __all__ = ["ChatTarget"]
 

@@ -1,6 +1,6 @@
 """The async runner: every case × trial against a target, concurrently, in order.
 
->>> from cogeval.data.case import Case
+>>> from cogeval.data import Case
 >>> outcomes = run_sync(run_cases([Case("a"), Case("b")], str.upper, trials=2))
 >>> [(o.index, o.trial, o.output) for o in outcomes]
 [(0, 0, 'A'), (0, 1, 'A'), (1, 0, 'B'), (1, 1, 'B')]
@@ -28,7 +28,7 @@ from numbers import Real
 from typing import Any
 
 from cogeval._check import check_positive_int, check_positive_number, describe
-from cogeval.data.case import Case
+from cogeval.data import Case
 from cogeval.errors import CogevalError, ExecutionError, InputError
 from cogeval.execution.target import Target, TargetResponse, TurnOutcome, as_target, converse
 

@@ -8,7 +8,7 @@ them into a :class:`Target`, whose one method is::
     response = await target.call(case, messages=None, timeout=None)
 
 >>> import asyncio
->>> from cogeval.data.case import Case
+>>> from cogeval.data import Case
 >>> target = as_target(lambda text: text.upper())
 >>> asyncio.run(target.call(Case("hi"))).output
 'HI'
@@ -34,7 +34,7 @@ from cogeval._check import describe
 from cogeval.errors import InputError
 
 if TYPE_CHECKING:
-    from cogeval.data.case import Case
+    from cogeval.data import Case
 
 __all__ = ["Target", "TargetResponse", "TurnOutcome", "as_target", "converse"]
 
@@ -115,6 +115,7 @@ class TurnOutcome:
     cost_usd: float | None = None
     trace_id: str | None = None
     tool_calls: Any = None
+    prompt: Mapping[str, Any] | None = None
 
 
 class Target:
@@ -302,11 +303,12 @@ async def converse(target: Target, case: Case, *, timeout: float | None = None) 
             duration_s=time.perf_counter() - started,
             input_tokens=response.get("input_tokens"), output_tokens=response.get("output_tokens"),
             cost_usd=response.get("cost_usd"), trace_id=response.trace_id, tool_calls=response.tool_calls,
+            prompt=response.prompt,
         ))
         responses.append(response)
         conversation.append({"role": "assistant", "content": response.output})
     last = responses[-1]
-    usage = {name: _total([t.__getattribute__(name) for t in turns]) for name in USAGE_ALIASES}
+    usage = {name: _total([getattr(t, name) for t in turns]) for name in USAGE_ALIASES}
     final = TargetResponse(last.output, usage=usage, tool_calls=last.tool_calls, trace_id=last.trace_id, prompt=last.prompt)
     return final, tuple(turns)
 

@@ -22,12 +22,10 @@ never a silent 0.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import dataclasses
 import json
 import math
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from numbers import Real
 from typing import Any
 
@@ -35,6 +33,7 @@ import numpy as np
 
 from cogeval._check import describe as _short
 from cogeval.errors import InputError
+from cogeval.execution import run_sync
 
 __all__ = ["Metric", "Score", "check_metric_name", "metric"]
 
@@ -116,20 +115,6 @@ def _format_params(params: Mapping[str, Any]) -> str:
     return "".join(f", {k}={v!r}" for k, v in params.items())
 
 
-def _run_sync(awaitable: Awaitable[Any]) -> Any:
-    """Run an awaitable to completion from synchronous code, inside a running loop too."""
-
-    async def wait() -> Any:
-        return await awaitable
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(wait())
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, wait()).result()
-
-
 class Metric:
     """A named, directed per-case metric; call :meth:`score` or ``await`` :meth:`ascore`.
 
@@ -184,7 +169,7 @@ class Metric:
         try:
             raw = self.compute(output, case, **options)
             if hasattr(raw, "__await__"):
-                raw = _run_sync(raw)
+                raw = run_sync(raw)
         except Exception as error:  # a scoring failure is data, not a crash
             return self._error(f"raised {type(error).__name__}: {error}")
         return self.to_score(raw)

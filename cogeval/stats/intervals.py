@@ -22,9 +22,12 @@ from cogeval.stats.result import Interval
 
 __all__ = ["Interval", "bootstrap_ci", "wilson_interval"]
 
-#: Most array elements one chunk of resamples may hold (about 32 MB of float64
-#: plus as much again for the int64 indices). The result does not depend on it.
-CHUNK_ELEMENTS = 1 << 22
+#: Most array elements one chunk of resamples may hold: 512 KB of int64 indices
+#: plus 512 KB of gathered values. Chunks this small stay in cache and malloc
+#: reuses their memory; from 1 MB up, glibc returns it to the system after each
+#: chunk and page faults double the run time (benchmarks/README.md).
+#: The result does not depend on it.
+CHUNK_ELEMENTS = 1 << 16
 
 _STATISTICS: dict[str, Callable[..., Any]] = {"mean": np.mean, "median": np.median}
 _NORMAL = NormalDist()
@@ -103,11 +106,13 @@ def _bca_levels(values: np.ndarray, function: Callable[..., Any], distribution: 
     acceleration = float(np.sum(d**3) / denominator) if denominator > 0 else 0.0
     levels = []
     for z in (_z(alpha), _z(1 - alpha)):
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"):  # z0 = ±inf when every resample is on one side: numpy gives inf or nan
             shifted = np.float64(z0) + z
-            adjusted = z0 + shifted / (1 - acceleration * shifted)
-        levels.append(math.nan if math.isnan(adjusted) else _NORMAL.cdf(adjusted) if math.isfinite(adjusted)
-                      else float(adjusted > 0))
+            adjusted = float(z0 + shifted / (1 - acceleration * shifted))
+        if math.isnan(adjusted):
+            levels.append(math.nan)
+        else:
+            levels.append(_NORMAL.cdf(adjusted) if math.isfinite(adjusted) else float(adjusted > 0))
     return levels[0], levels[1]
 
 
@@ -133,7 +138,8 @@ def bootstrap_ci(
       along ``axis=`` like the numpy reductions (``numpy.std``, a trimmed mean...).
     - ``method``: ``"percentile"`` or ``"bca"`` (bias-corrected and accelerated,
       with a jackknife acceleration; it matches ``scipy.stats.bootstrap(method="BCa")``).
-      When the BCa levels are undefined the interval is ``(nan, nan)``.
+      When its levels are undefined (every resampled statistic on one side of
+      the observed one) the interval is ``(nan, nan)``, as in scipy.
     - Constant data (one value included) gives ``(s, s)`` with ``s`` the
       statistic of the data, exactly. NaN or no values raise ``InputError``.
 

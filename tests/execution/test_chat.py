@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 from chat_server import completion, error, malformed
 
-from cogeval.data.case import Case
+from cogeval.data import Case
 from cogeval.errors import InputError
 from cogeval.execution import ChatTarget, run_cases, run_sync
 
@@ -162,3 +163,11 @@ def test_chat_target_validation(options, message):
     with pytest.raises(InputError) as info:
         ChatTarget(**options)
     assert str(info.value) == message
+
+
+def test_retry_after_is_honoured(chat_server):
+    chat_server.enqueue(error(429, retry_after=0.3), completion("after the wait"))
+    started = time.perf_counter()
+    [outcome] = run([Case("q")], ChatTarget("m", base_url=chat_server.url), retries=1)
+    assert outcome.output == "after the wait"
+    assert time.perf_counter() - started >= 0.3

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from cogeval.data.case import Case
+from cogeval.data import Case
 from cogeval.errors import ExecutionError, InputError
 from cogeval.execution import CaseOutcome, RunInterrupted, TargetResponse, run_cases, run_sync
 
@@ -317,3 +317,10 @@ def test_ctrl_c_under_run_sync_raises_run_interrupted():
     assert time.perf_counter() - started < 2
     assert str(info.value) == "Run interrupted after 1 of 5 cases"
     assert [o.output for o in info.value.outcomes] == ["q0"]
+
+
+def test_a_dataset_can_be_run():
+    from cogeval.data import Dataset
+
+    outcomes = run(Dataset([Case("a"), Case("b")]), str.upper)
+    assert [o.output for o in outcomes] == ["A", "B"]

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from cogeval.data.case import Case
+from cogeval.data import Case
 from cogeval.errors import InputError
 from cogeval.execution import ChatTarget, Target, TargetResponse, as_target, converse
 

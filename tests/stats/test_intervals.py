@@ -147,6 +147,15 @@ def test_bootstrap_callable_must_reduce_along_the_axis():
         bootstrap_ci([1.0, 2.0, 3.0], statistic=lambda sample, axis: sample)
 
 
+def test_bca_undefined_levels_give_nan_like_scipy():
+    # Distinct values of a resample are almost never all 10, so every resample lies below the observed statistic.
+    def distinct(sample, axis):
+        return (np.diff(np.sort(sample, axis=axis), axis=axis) != 0).sum(axis=axis)
+
+    low, high = bootstrap_ci(np.arange(10.0), statistic=distinct, method="bca", n_resamples=1_000, seed=0)
+    assert math.isnan(low) and math.isnan(high)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("method", ["percentile", "bca"])
 def test_bootstrap_coverage_of_the_mean(method):

@@ -1,0 +1,1 @@
+"""Comparing runs: pairing cases, paired statistics per metric, run stores."""

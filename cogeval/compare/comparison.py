@@ -1,0 +1,131 @@
+"""EvalComparison: run a baseline and a challenger target on one dataset and compare them.
+
+>>> from cogeval import EvalComparison, exact_match
+>>> data = [{"input": str(i), "expected": str(i)} for i in range(30)]
+>>> result = EvalComparison(data, targets={"baseline": lambda q: "0", "challenger": lambda q: q},
+...                         metrics=[exact_match()], progress=False).run()
+>>> result.summary["winner"], result.summary["metrics"]["exact_match"]["challenger"]
+('challenger', 1.0)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from cogeval._check import describe
+from cogeval._html import safe_html
+from cogeval.compare.result import RunComparison
+from cogeval.compare.runs import compare_runs
+from cogeval.errors import InputError
+from cogeval.evaluate.result import EvalSuiteResult
+from cogeval.evaluate.suite import EvalSuite
+from cogeval.execution import run_sync
+
+__all__ = ["ComparisonResult", "EvalComparison"]
+
+_SIDES = {"base": "baseline", "head": "challenger", "tie": "tie"}
+
+
+@dataclasses.dataclass(frozen=True)
+class ComparisonResult:
+    """Both runs and their comparison.
+
+    ``summary`` is ``{"winner": "baseline" | "challenger" | "tie", "metrics":
+    {name: {baseline, challenger, difference, ci_low, ci_high, p_value,
+    adjusted_p_value, significant, winner}}}``; ``comparison`` is the full
+    :class:`RunComparison` (tables, changes, warnings).
+    """
+
+    summary: Mapping[str, Any]
+    baseline: EvalSuiteResult
+    challenger: EvalSuiteResult
+    comparison: RunComparison
+
+    def to_frame(self) -> Any:
+        """The comparison table (one row per metric)."""
+        return self.comparison.to_frame()
+
+    @property
+    def changes(self) -> Any:
+        """The changed cases (one row per case × metric)."""
+        return self.comparison.changes
+
+    def report(self, kind: str | Sequence[str] = "console", path: Any = "eval-comparison") -> list[str]:
+        """Write comparison reports (see :func:`cogeval.report_comparison`)."""
+        return self.comparison.report(kind, path)
+
+    @safe_html
+    def _repr_html_(self) -> str:
+        return self.comparison._repr_html_()
+
+
+def summarise(comparison: RunComparison) -> dict[str, Any]:
+    """The ``summary`` of a comparison in baseline/challenger words."""
+    metrics = {
+        name: {
+            "baseline": m.base, "challenger": m.head, "difference": m.difference,
+            "ci_low": m.ci.low, "ci_high": m.ci.high, "p_value": m.p_value,
+            "adjusted_p_value": m.adjusted_p_value, "significant": m.significant, "winner": _SIDES[m.winner],
+        }
+        for name, m in comparison.metrics.items()
+    }
+    return {"winner": _SIDES[comparison.winner], "metrics": metrics}
+
+
+class EvalComparison:
+    """Two targets, one dataset, the same metrics: which target is better?
+
+    ``targets`` maps exactly two names to targets; the first is the baseline,
+    the second the challenger (``{"baseline": ..., "challenger": ...}``). Both
+    run concurrently; ``on_progress`` receives ``{target, completed, total}``.
+    """
+
+    def __init__(
+        self,
+        dataset: Any,
+        targets: Mapping[str, Any],
+        metrics: Sequence[Any] = (),
+        statistical_metrics: Sequence[Any] = (),
+        judge: Any = None,
+        concurrency: int = 5,
+        timeout: float = 30.0,
+        retries: int = 0,
+        trials: int = 1,
+        on_progress: Callable[[dict[str, Any]], None] | None = None,
+        progress: bool = True,
+        alpha: float = 0.05,
+        test: str = "t",
+        seed: int | None = None,
+    ) -> None:
+        if not isinstance(targets, Mapping) or len(targets) != 2:
+            raise InputError(
+                f"targets must map two names to targets, baseline first: {{'baseline': ..., 'challenger': ...}}; got {describe(targets)}"
+            )
+        self.names = list(targets)
+        self.suites = [
+            EvalSuite(
+                dataset, target, metrics=metrics, statistical_metrics=statistical_metrics, judge=judge,
+                concurrency=concurrency, timeout=timeout, retries=retries, trials=trials,
+                on_progress=None if on_progress is None else _tagged(on_progress, name),
+                progress=progress, name=name,
+            )
+            for name, target in targets.items()
+        ]
+        self.alpha, self.test, self.seed = alpha, test, seed
+
+    def run(self) -> ComparisonResult:
+        """Run both targets and compare them (also inside a running event loop)."""
+        return run_sync(self.arun())
+
+    async def arun(self) -> ComparisonResult:
+        """Async form of :meth:`run`."""
+        baseline, challenger = await asyncio.gather(*(suite.arun() for suite in self.suites))
+        comparison = compare_runs(baseline, challenger, alpha=self.alpha, test=self.test, seed=self.seed)
+        return ComparisonResult(summarise(comparison), baseline, challenger, comparison)
+
+
+def _tagged(callback: Callable[[dict[str, Any]], None], name: str) -> Callable[[dict[str, Any]], None]:
+    return lambda progress: callback({"target": name, **progress})

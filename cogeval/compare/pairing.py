@@ -1,0 +1,142 @@
+"""Pair two tidy score tables case by case: the unit, trial and error rules of a comparison.
+
+A *unit* is one ``(case_key, occurrence)``: a repeated case is paired with
+the same occurrence of it in the other run. Each side's scores are first
+averaged over the unit's trials (trials are a cluster, not independent cases),
+after replacing the score of a trial on which the target failed (``case_error``):
+
+- by 0 on a higher-is-better metric: a failure earns nothing;
+- by nothing (the trial is left out) on a lower-is-better metric, where 0
+  would be the best possible score (0 s latency, $0 cost).
+
+A unit the target failed on in every trial, in both runs, is left out of every
+metric (NaN on both sides). A unit with no value on a side is NaN there.
+
+>>> import pandas as pd
+>>> def table(rows):
+...     return pd.DataFrame(rows, columns=["case_key", "occurrence", "trial", "metric", "score", "case_error"])
+>>> base = table([("a", 0, 0, "exact_match", 1.0, False), ("b", 0, 0, "exact_match", 0.0, False)])
+>>> head = table([("a", 0, 0, "exact_match", 0.0, False), ("a", 0, 1, "exact_match", 1.0, False),
+...               ("c", 0, 0, "exact_match", 1.0, False)])
+>>> p = pair_scores(base, head, directions={"exact_match": True})
+>>> list(p.units), list(p.added), list(p.removed)
+([('a', 0)], [('c', 0)], [('b', 0)])
+>>> p.base["exact_match"].tolist(), p.head["exact_match"].tolist()
+([1.0], [0.5])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from cogeval import _columns as col
+from cogeval.errors import InputError
+
+__all__ = ["CASE_ERROR", "Pairing", "metrics_of", "pair_scores"]
+
+CASE_ERROR = "case_error"
+"""Boolean column of a score table: the target failed on this case and trial."""
+
+UNIT = [col.CASE_KEY, col.OCCURRENCE]
+REQUIRED = (col.CASE_KEY, col.OCCURRENCE, col.TRIAL, col.METRIC, col.SCORE, CASE_ERROR)
+
+
+@dataclasses.dataclass(frozen=True)
+class Pairing:
+    """Two runs' per-unit values, aligned on the units both have.
+
+    ``base`` and ``head`` are ``units × metrics`` frames of trial-averaged
+    values with the error rules applied (NaN: no value, the unit is left out of
+    that metric); ``base_errored``/``head_errored`` flag the units the target
+    failed on in every trial. ``added``/``removed`` are the units only head /
+    only base has, in the order they first appear in that run.
+    """
+
+    units: pd.MultiIndex
+    base: pd.DataFrame
+    head: pd.DataFrame
+    base_errored: np.ndarray
+    head_errored: np.ndarray
+    added: pd.MultiIndex
+    removed: pd.MultiIndex
+
+
+def check_scores(name: str, frame: object) -> pd.DataFrame:
+    """Refuse anything but a DataFrame with the score-table columns plus ``case_error``."""
+    if not isinstance(frame, pd.DataFrame):
+        raise InputError(f"{name} must be a pandas DataFrame of scores; got {type(frame).__name__}")
+    missing = [c for c in REQUIRED if c not in frame.columns]
+    if missing:
+        raise InputError(
+            f"{name} is missing the column(s) {', '.join(missing)}; a score table needs "
+            f"{', '.join(REQUIRED)} (it has: {', '.join(map(str, frame.columns))})"
+        )
+    try:
+        frame[col.SCORE].astype(float)
+    except (TypeError, ValueError):
+        raise InputError(f"{name}[{col.SCORE!r}] must hold numbers (NaN for a failed cell)") from None
+    return frame
+
+
+def metrics_of(frame: pd.DataFrame) -> list[str]:
+    """The metrics of a score table, in order of first appearance."""
+    return [str(m) for m in pd.unique(frame[col.METRIC].dropna())]
+
+
+def _side(frame: pd.DataFrame, directions: Mapping[str, bool]) -> tuple[pd.MultiIndex, pd.DataFrame, pd.Series]:
+    """One run's units (first-appearance order), its ``units × metrics`` values and errored flags."""
+    failed = frame[CASE_ERROR].fillna(False).astype(bool)
+    units = pd.MultiIndex.from_frame(frame[UNIT].drop_duplicates())
+    errored = failed.groupby([frame[col.CASE_KEY], frame[col.OCCURRENCE]], sort=False).all().reindex(units)
+
+    rows = frame[frame[col.METRIC].isin(list(directions))]
+    higher = rows[col.METRIC].map(directions).to_numpy(dtype=bool)
+    failure = np.where(higher, 0.0, np.nan)
+    value = np.where(failed.loc[rows.index].to_numpy(), failure, rows[col.SCORE].to_numpy(dtype=float))
+    wide = (
+        pd.Series(value, index=pd.MultiIndex.from_frame(rows[[*UNIT, col.METRIC]]))
+        .groupby(level=[0, 1, 2], sort=False).mean()  # mean skips NaN; all NaN gives NaN
+        .unstack(col.METRIC)
+        .reindex(index=units, columns=list(directions))
+    )
+    # A unit failed in every trial may have no row for a metric at all.
+    higher_metrics = [m for m, up in directions.items() if up]
+    if higher_metrics and errored.any():
+        wide.loc[errored.to_numpy(), higher_metrics] = 0.0
+    return units, wide, errored
+
+
+def pair_scores(base: pd.DataFrame, head: pd.DataFrame, *, directions: Mapping[str, bool]) -> Pairing:
+    """Pair ``base`` and ``head`` score tables on ``(case_key, occurrence)`` for the metrics of ``directions``.
+
+    ``directions`` maps each metric to pair to ``higher_is_better`` (it decides
+    what a failed trial is worth, see the module docstring). Matched units are
+    in base order.
+    """
+    base = check_scores("base", base)
+    head = check_scores("head", head)
+    base_units, base_wide, base_errored = _side(base, directions)
+    head_units, head_wide, head_errored = _side(head, directions)
+    in_head = base_units.isin(head_units)
+    units = base_units[in_head]
+    base_values = base_wide.reindex(units)
+    head_values = head_wide.reindex(units)
+    b_err = base_errored.reindex(units).to_numpy(dtype=bool)
+    h_err = head_errored.reindex(units).to_numpy(dtype=bool)
+    both = b_err & h_err
+    if both.any():
+        base_values.loc[both, :] = np.nan
+        head_values.loc[both, :] = np.nan
+    return Pairing(
+        units=units,
+        base=base_values,
+        head=head_values,
+        base_errored=b_err,
+        head_errored=h_err,
+        added=head_units[~head_units.isin(base_units)],
+        removed=base_units[~in_head],
+    )

@@ -1,0 +1,162 @@
+"""compare_runs: did head get better than base? Case by case, with paired statistics.
+
+>>> import pandas as pd
+>>> from cogeval.data import EvalRun
+>>> base = EvalRun.from_frame(pd.DataFrame({"input": list("abcdefgh"), "exact_match": [1, 1, 0, 0, 0, 0, 0, 0]}))
+>>> head = EvalRun.from_frame(pd.DataFrame({"input": list("abcdefgh"), "exact_match": [1, 1, 1, 1, 1, 1, 1, 1]}))
+>>> comparison = compare_runs(base, head, seed=0)
+>>> comparison.metrics["exact_match"].test, round(comparison.metrics["exact_match"].p_value, 4)
+('mcnemar-exact', 0.0312)
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from cogeval import _columns as col
+from cogeval._check import describe
+from cogeval.compare.engine import compare_scores
+from cogeval.compare.result import RunComparison, RunInfo
+from cogeval.data import EvalRun, load_run
+from cogeval.errors import InputError
+
+__all__ = ["as_run", "compare_runs", "run_warnings", "score_frame"]
+
+# Per-case values of the statistical metrics, read from the results table.
+_PER_CASE = {
+    "latency": lambda results: results[col.DURATION_S],
+    "cost": lambda results: results[col.COST_USD],
+    "token_usage": lambda results: results[col.INPUT_TOKENS].astype("Float64").fillna(0)
+    + results[col.OUTPUT_TOKENS].astype("Float64").fillna(0),
+}
+
+
+def as_run(run: Any, name: str = "run") -> EvalRun:
+    """An :class:`EvalRun` from a run, a suite result (``to_run()``) or a run-file path."""
+    if isinstance(run, EvalRun):
+        return run
+    if hasattr(run, "to_run"):
+        return run.to_run()
+    if isinstance(run, (str, os.PathLike)):
+        return load_run(run)
+    raise InputError(f"{name} must be an EvalRun, a suite result or a run-file path; got {describe(run)}")
+
+
+def score_frame(run: EvalRun) -> pd.DataFrame:
+    """The run's ``scores`` table plus per-case rows for latency, cost and token usage, and ``case_error``."""
+    results = run.results_frame
+    frames = [run.scores]
+    for metric in run.config.statistical_metrics:
+        if metric.name in _PER_CASE:
+            values = _PER_CASE[metric.name](results)
+            if metric.name == "token_usage":
+                unknown = results[col.INPUT_TOKENS].isna() & results[col.OUTPUT_TOKENS].isna()
+                values = values.mask(unknown)
+            frames.append(results[[col.RUN_ID, col.CASE_KEY, col.OCCURRENCE, col.TRIAL]].assign(
+                **{col.METRIC: metric.name, col.SCORE: values.astype(float), col.ERROR: None}))
+    scores = pd.concat(frames, ignore_index=True)
+    failed = results.set_index([col.CASE_KEY, col.OCCURRENCE, col.TRIAL])[col.ERROR].notna()
+    keys = pd.MultiIndex.from_frame(scores[[col.CASE_KEY, col.OCCURRENCE, col.TRIAL]])
+    scores["case_error"] = failed.reindex(keys, fill_value=False).to_numpy(dtype=bool)
+    return scores
+
+
+def compare_runs(
+    base: Any,
+    head: Any,
+    *,
+    alpha: float = 0.05,
+    test: str = "t",
+    seed: int | None = None,
+    metrics: Sequence[str] | None = None,
+) -> RunComparison:
+    """Compare ``head`` against ``base`` metric by metric on the cases both ran.
+
+    ``base`` and ``head`` are runs, suite results or run-file paths. Cases pair
+    by case key (repeats occurrence by occurrence); binary metrics use
+    McNemar, others the paired t-test (``test="t"``) or Wilcoxon; p-values
+    are Holm-adjusted; the interval is a ``seed``-ed bootstrap of the mean
+    paired difference at level ``1 - alpha``. ``warnings`` say when the two
+    runs are not comparable (other cases, prompts, judges or metrics).
+    """
+    base_run, head_run = as_run(base, "base"), as_run(head, "head")
+    directions = {**head_run.directions, **base_run.directions}
+    return compare_scores(
+        score_frame(base_run), score_frame(head_run),
+        directions=directions, alpha=alpha, test=test, seed=seed, metrics=metrics,
+        inputs={**head_run.inputs, **base_run.inputs},
+        base_info=RunInfo(base_run.run_id, base_run.name, base_run.started_at),
+        head_info=RunInfo(head_run.run_id, head_run.name, head_run.started_at),
+        warnings=run_warnings(base_run, head_run),
+    )
+
+
+def run_warnings(base: EvalRun, head: EvalRun) -> list[str]:
+    """Why two runs may not be comparable: datasets, prompts, judges, metric directions."""
+    return [*_dataset_warnings(base, head), *_prompt_warnings(base, head), *_judge_warnings(base, head),
+            *_direction_warnings(base, head)]
+
+
+def _dataset_warnings(base: EvalRun, head: EvalRun) -> list[str]:
+    if base.fingerprint == head.fingerprint:
+        return []
+    base_units = collections.Counter(key for key, _ in _units(base))
+    head_units = collections.Counter(key for key, _ in _units(head))
+    only_head = sum((head_units - base_units).values())
+    only_base = sum((base_units - head_units).values())
+    if not only_head and not only_base:
+        return ["The runs used different datasets (fingerprints differ) with the same cases: only their order, "
+                "context or metadata changed"]
+    return [f"The runs used different datasets (fingerprints differ): the head run has {only_head} case(s) "
+            f"the base run lacks, and the base run has {only_base} case(s) the head run lacks"]
+
+
+def _units(run: EvalRun) -> list[tuple[str, int]]:
+    return list(dict.fromkeys((r.case_key, r.occurrence) for r in run.results))
+
+
+def _prompt_label(prompt: Any) -> str:
+    version = prompt.version
+    label = f"v{version}" if isinstance(version, (int, float)) and not isinstance(version, bool) else str(version)
+    return f"{label} ({prompt.version_id})" if prompt.version_id is not None else label
+
+
+def _prompt_warnings(base: EvalRun, head: EvalRun) -> list[str]:
+    warnings = []
+    for key in dict.fromkeys([*base.prompts, *head.prompts]):
+        if key not in head.prompts:
+            warnings.append(f"Prompt {key!r} is only in the base run")
+        elif key not in base.prompts:
+            warnings.append(f"Prompt {key!r} is only in the head run")
+        else:
+            old, new = base.prompts[key], head.prompts[key]
+            if (old.version, old.version_id) != (new.version, new.version_id):
+                warnings.append(f"Prompt {key!r} differs: the base run used {_prompt_label(old)}, "
+                                f"the head run {_prompt_label(new)}")
+    return warnings
+
+
+def _judge_warnings(base: EvalRun, head: EvalRun) -> list[str]:
+    old, new = base.config.judge or {}, head.config.judge or {}
+    if old == new:
+        return []
+    if not old or not new:
+        side = "base" if old else "head"
+        return [f"Only the {side} run used an LLM judge; judge-scored metrics may not be comparable"]
+    changed = [f"{k} {old.get(k)!r} → {new.get(k)!r}" for k in dict.fromkeys([*old, *new]) if old.get(k) != new.get(k)]
+    return [f"The runs used different judges: {', '.join(changed)}"]
+
+
+def _direction_warnings(base: EvalRun, head: EvalRun) -> list[str]:
+    old: Mapping[str, bool] = base.directions
+    new: Mapping[str, bool] = head.directions
+    return [
+        f"Metric {name!r} is higher-is-better in the {'base' if old[name] else 'head'} run only; "
+        "the base run's direction was used"
+        for name in old if name in new and old[name] != new[name]
+    ]

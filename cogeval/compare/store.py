@@ -1,0 +1,148 @@
+"""RunStore: a folder of run files, listed newest first, where one bad file never hides the others.
+
+>>> import tempfile
+>>> store = RunStore(tempfile.mkdtemp())
+>>> store.list()
+[]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pandas as pd
+
+from cogeval._check import describe
+from cogeval._html import html_table, safe_html
+from cogeval.data import EvalRun, load_run
+from cogeval.data.run_id import check_run_id
+from cogeval.errors import InputError, RunFileError, RunSkippedWarning
+
+__all__ = ["RunStore", "RunSummary"]
+
+RunSummary = dict[str, Any]
+"""``{id, name, metadata, started_at, finished_at, cases, path, metrics}`` (metrics: name → mean)."""
+
+RUN_FORMAT = "cogitator.eval-run"
+
+
+class RunStore:
+    """Run files in one folder, named ``<run_id>.json``.
+
+    ``list()`` and ``latest()`` skip what cannot be read as a run: JSON that is
+    not a run file at all (a baseline, a config) is passed over silently; a
+    run file that is unreadable, not JSON, invalid or of another version, or a
+    folder named ``x.json``, is reported to ``on_skip({"path", "reason"})`` or,
+    without it, as a :class:`~cogeval.RunSkippedWarning`.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], on_skip: Callable[[dict[str, str]], Any] | None = None) -> None:
+        if not isinstance(path, (str, os.PathLike)):
+            raise InputError(f"path must be a folder path; got {describe(path)}")
+        if on_skip is not None and not callable(on_skip):
+            raise InputError(f"on_skip must be a callable taking {{path, reason}}; got {describe(on_skip)}")
+        self.path = pathlib.Path(path)
+        self.on_skip = on_skip
+
+    def __repr__(self) -> str:
+        return f"RunStore({str(self.path)!r})"
+
+    def save(self, run: Any) -> pathlib.Path:
+        """Save a run (an :class:`EvalRun` or anything with ``to_run()``) as ``<run_id>.json``; returns the path."""
+        return _as_run(run).save(self.path)
+
+    def load(self, run_id: str) -> EvalRun:
+        """The run with this id; strict: a missing or broken file raises."""
+        return load_run(self.path / f"{check_run_id(run_id)}.json")
+
+    def runs(self, filter: Mapping[str, Any] | Callable[[RunSummary], bool] | None = None) -> list[EvalRun]:
+        """Every readable run matching ``filter``, newest first."""
+        return [run for run, _ in self._scan(filter)]
+
+    def list(self, filter: Mapping[str, Any] | Callable[[RunSummary], bool] | None = None) -> list[RunSummary]:
+        """Summaries of the readable runs matching ``filter``, newest first.
+
+        ``filter`` is a mapping of summary fields to required values
+        (``{"name": "nightly"}``) or a predicate over a summary.
+        """
+        return [summary for _, summary in self._scan(filter)]
+
+    def latest(self, filter: Mapping[str, Any] | Callable[[RunSummary], bool] | None = None) -> EvalRun | None:
+        """The newest readable run matching ``filter``, or ``None``."""
+        found = self._scan(filter)
+        return found[0][0] if found else None
+
+    def to_frame(self, filter: Mapping[str, Any] | Callable[[RunSummary], bool] | None = None) -> pd.DataFrame:
+        """One row per run, newest first: id, name, started_at, finished_at, cases, path, then one column per metric mean."""
+        rows = []
+        for summary in self.list(filter):
+            row = {k: summary[k] for k in ("id", "name", "started_at", "finished_at", "cases", "path")}
+            row.update(summary["metrics"])
+            rows.append(row)
+        return pd.DataFrame(rows, columns=None if rows else ["id", "name", "started_at", "finished_at", "cases", "path"])
+
+    def _scan(self, filter: Any) -> list[tuple[EvalRun, RunSummary]]:
+        keep = _predicate(filter)
+        found = []
+        for path in sorted(self.path.glob("*.json")) if self.path.is_dir() else []:
+            run = self._read(path)
+            if run is None:
+                continue
+            summary = {**run.summary(), "path": str(path)}
+            if keep(summary):
+                found.append((run, summary))
+        found.sort(key=lambda item: (item[1]["started_at"] or "", item[1]["id"]), reverse=True)
+        return found
+
+    def _read(self, path: pathlib.Path) -> EvalRun | None:
+        if path.is_dir():
+            return self._skip(path, "is a folder, not a run file")
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as error:
+            return self._skip(path, f"cannot be read: {error}")
+        except json.JSONDecodeError as error:
+            return self._skip(path, f"is not valid JSON: {error}")
+        if not (isinstance(document, dict) and (document.get("format") == RUN_FORMAT or "runId" in document)):
+            return None  # some other JSON file (a baseline, a config): not ours to report
+        try:
+            return load_run(path)
+        except (RunFileError, OSError) as error:
+            return self._skip(path, str(error))
+
+    def _skip(self, path: pathlib.Path, reason: str) -> None:
+        event = {"path": str(path), "reason": reason}
+        if self.on_skip is not None:
+            self.on_skip(event)
+        else:
+            warnings.warn(f"skipped {path}: {reason}", RunSkippedWarning, stacklevel=4)
+        return None
+
+    @safe_html
+    def _repr_html_(self) -> str:
+        frame = self.to_frame()
+        return html_table(frame.to_dict("records"), list(frame.columns), caption=f"RunStore {self.path} · {len(frame)} runs")
+
+
+def _predicate(filter: Any) -> Callable[[RunSummary], bool]:
+    if filter is None:
+        return lambda summary: True
+    if isinstance(filter, Mapping):
+        wanted = dict(filter)
+        return lambda summary: all(summary.get(k) == v for k, v in wanted.items())
+    if callable(filter):
+        return filter
+    raise InputError(f"filter must be a mapping such as {{'name': 'nightly'}} or a predicate over a run summary; got {describe(filter)}")
+
+
+def _as_run(run: Any) -> EvalRun:
+    if isinstance(run, EvalRun):
+        return run
+    if hasattr(run, "to_run"):
+        return run.to_run()
+    raise InputError(f"RunStore.save takes an EvalRun or a suite result; got {describe(run)}")

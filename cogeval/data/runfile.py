@@ -1,0 +1,121 @@
+"""Read and write run files (DESIGN §5): validated on read, atomic on write.
+
+>>> import tempfile
+>>> from cogeval.data.run import EvalRun
+>>> run = EvalRun.model_validate({"run_id": "20261022T101530123Z-1a2b3c4d",
+...     "started_at": "2026-10-22T10:15:30.123Z", "finished_at": "2026-10-22T10:15:31.000Z"})
+>>> path = save_run(run, tempfile.mkdtemp() + "/runs/")
+>>> path.name
+'20261022T101530123Z-1a2b3c4d.json'
+>>> load_run(path) == run
+True
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import pathlib
+from typing import Any
+
+from pydantic import ValidationError
+
+from cogeval._check import describe
+from cogeval._files import write_text_atomic
+from cogeval.data.run import FORMAT, VERSION, EvalRun
+from cogeval.data.run_id import check_run_id
+from cogeval.errors import InputError, RunFileError
+
+__all__ = ["load_run", "save_run"]
+
+_ERRORS_SHOWN = 3
+_JSON_TYPES = {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number",
+               bool: "a boolean", type(None): "null"}
+
+
+def load_run(path: str | os.PathLike[str]) -> EvalRun:
+    """Read and validate the run file at ``path``.
+
+    A missing file raises ``FileNotFoundError``; anything else wrong raises
+    :class:`~cogeval.errors.RunFileError` naming the file and, for a schema
+    error, the field path with the file's camelCase keys, e.g.
+    ``run file 'runs/x.json' is invalid: results[3].scores[0].score: Input should be a valid number``.
+    """
+    path = pathlib.Path(path)
+    where = f"run file '{path}'"
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise FileNotFoundError(errno.ENOENT, "run file not found", str(path)) from None
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as error:
+        raise RunFileError(f"{where} is not UTF-8 text ({error.reason} at byte {error.start})") from None
+    except json.JSONDecodeError as error:
+        raise RunFileError(f"{where} is not valid JSON: line {error.lineno} column {error.colno}: {error.msg}") from None
+    if not isinstance(data, dict):
+        raise RunFileError(f"{where} must hold a JSON object; got {_JSON_TYPES.get(type(data), 'a value')}")
+    _check_format(where, data)
+    try:
+        return EvalRun.model_validate(data)
+    except ValidationError as error:
+        raise RunFileError(f"{where} is invalid: {_describe_errors(error)}") from None
+
+
+def save_run(run: EvalRun, target: str | os.PathLike[str]) -> pathlib.Path:
+    """Write ``run`` as JSON (UTF-8, indented) and return the path written.
+
+    ``target`` is a folder (an existing one, or a path ending in ``/``) that gets
+    ``<run_id>.json``, or else the file itself. Missing folders are created; the
+    write is atomic (a temporary file, then ``os.replace``), so a crash leaves
+    the old file or none, never half a file. The run id is checked before
+    anything is written, so it can never name a file outside the folder.
+    """
+    if not isinstance(run, EvalRun):
+        raise InputError(f"save_run needs an EvalRun; got {describe(run)}")
+    run_id = check_run_id(run.run_id)
+    text = json.dumps(run.to_dict(), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    path = pathlib.Path(target)
+    if path.is_dir() or str(target).endswith(("/", os.sep)):
+        path = path / f"{run_id}.json"
+    return write_text_atomic(path, text)
+
+
+def _check_format(where: str, data: dict[str, Any]) -> None:
+    if "format" not in data:
+        raise RunFileError(f"{where} has no 'format' field; expected {FORMAT!r}")
+    if data["format"] != FORMAT:
+        raise RunFileError(f"{where} has format {describe(data['format'])}; expected {FORMAT!r}")
+    version = data.get("version")
+    if "version" not in data:
+        raise RunFileError(f"{where} has no 'version' field; expected {VERSION}")
+    if isinstance(version, int) and not isinstance(version, bool) and version > VERSION:
+        raise RunFileError(
+            f"{where} is format version {version}; this cogeval reads version {VERSION} (upgrade cogeval to read it)"
+        )
+    if version != VERSION or isinstance(version, bool):
+        raise RunFileError(f"{where} has version {describe(version)}; expected {VERSION}")
+
+
+def _describe_errors(error: ValidationError) -> str:
+    problems = error.errors(include_url=False)
+    shown = [f"{_location(p['loc'])}: {_message(p)}" for p in problems[:_ERRORS_SHOWN]]
+    more = len(problems) - _ERRORS_SHOWN
+    if more > 0:
+        shown.append(f"and {more} more error{'s' if more > 1 else ''}")
+    return "; ".join(shown)
+
+
+def _location(loc: tuple[Any, ...]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "(top level)"
+
+
+def _message(problem: dict[str, Any]) -> str:
+    cause = problem.get("ctx", {}).get("error")
+    if problem["type"] == "value_error" and cause is not None:
+        return str(cause)  # our own message, without pydantic's "Value error, " prefix
+    return problem["msg"]
