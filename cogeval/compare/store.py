@@ -54,7 +54,8 @@ class RunStore:
 
     def save(self, run: Any) -> pathlib.Path:
         """Save a run (an :class:`EvalRun` or anything with ``to_run()``) as ``<run_id>.json``; returns the path."""
-        return _as_run(run).save(self.path)
+        run = _as_run(run)
+        return run.save(self.path / f"{check_run_id(run.run_id)}.json")
 
     def load(self, run_id: str) -> EvalRun:
         """The run with this id; strict: a missing or broken file raises."""

@@ -18,6 +18,7 @@ import pandas as pd
 from cogeval import _columns as col
 from cogeval._html import badge, html_table, safe_html
 from cogeval.data import EvalRun
+from cogeval.data.run_id import check_run_id
 from cogeval.execution import CaseOutcome
 from cogeval.scoring import AssertionResult, Score
 from cogeval.stats import Aggregate
@@ -115,6 +116,7 @@ class EvalSuiteResult:
 
     def to_run(self) -> EvalRun:
         """This result as an :class:`~cogeval.data.EvalRun` (the run file's model)."""
+        check_run_id(self.run_id)  # an InputError naming the id, not pydantic's wrapped one
         return EvalRun.model_validate({
             "run_id": self.run_id, "started_at": self.started_at, "finished_at": self.finished_at,
             "name": self.name, "metadata": dict(self.metadata), "config": dict(self.config),
@@ -238,7 +240,7 @@ def _result_record(r: CaseResult) -> dict[str, Any]:
     """One ``results[]`` entry of the run file."""
     turns = None if r.turns is None else [
         {"input": t.input, "output": t.output, "duration": t.duration_s, "usage": _usage(t),
-         "trace_id": t.trace_id, "prompt": t.prompt, "tool_calls": t.tool_calls}
+         "trace_id": t.trace_id, "prompt": t.prompt, "toolCalls": t.tool_calls}  # TurnRecord keeps it as an extra key
         for t in r.turns
     ]
     return {

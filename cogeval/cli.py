@@ -1,0 +1,173 @@
+"""The ``cogeval`` command: ``demo``, ``compare``, ``runs`` and ``show``.
+
+Errors in what the user gave (a missing file, a broken run, a bad option)
+print one line on stderr and exit with status 2; ``compare
+--fail-on-regression`` exits 1 when head is significantly worse on a metric.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from cogeval.data.jsonable import jsonable
+from cogeval.errors import CogevalError
+
+__all__ = ["main", "run"]
+
+
+def _load(reference: str) -> Any:
+    """A run from a run-file path, or the newest run in a store folder."""
+    from cogeval import RunStore, load_run
+
+    path = pathlib.Path(reference)
+    if path.is_dir():
+        run = RunStore(path, on_skip=_report_skip).latest()
+        if run is None:
+            raise CogevalError(f"no run files in folder {reference!r}")
+        return run
+    return load_run(path)
+
+
+def _report_skip(skip: dict[str, str]) -> None:
+    print(f"skipped {skip['path']}: {skip['reason']}", file=sys.stderr)
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from cogeval import EvalSuite, RunStore, compare_runs, contains, exact_match, latency, token_f1
+    from cogeval.examples import assistant_v1, assistant_v2, questions
+
+    out = pathlib.Path(args.out)
+    store = RunStore(out / "runs")
+    dataset = questions()
+    print(f"cogeval demo: {len(dataset)} bundled questions, two deterministic assistants, no network.")
+    runs = []
+    for name, target in (("assistant-v1", assistant_v1), ("assistant-v2", assistant_v2)):
+        suite = EvalSuite(
+            dataset, target, metrics=[exact_match(), contains(), token_f1()], statistical_metrics=[latency()],
+            concurrency=8, name=name, metadata={"demo": True, "target": target.__name__}, progress=not args.quiet,
+        )
+        result = suite.run()
+        path = store.save(result)
+        print(f"  {name}: exact_match {result.aggregated['exact_match'].mean:.3f}, saved {path}")
+        runs.append(result)
+    comparison = compare_runs(runs[0], runs[1], seed=args.seed)
+    comparison.report("console")
+    [markdown, html] = comparison.report(["markdown", "html"], out / "comparison")
+    print(f"\nHTML report: {pathlib.Path(html).resolve()}\nMarkdown report: {pathlib.Path(markdown).resolve()}")
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from cogeval import compare_runs
+
+    metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else None
+    comparison = compare_runs(_load(args.base), _load(args.head), alpha=args.alpha, test=args.test,
+                              seed=args.seed, metrics=metrics)
+    if args.format == "json":
+        document = {
+            "base": comparison.base, "head": comparison.head, "winner": comparison.winner,
+            "matched": comparison.matched, "added": comparison.added, "removed": comparison.removed,
+            "metrics": comparison.to_frame().to_dict("records"),
+            "changes": comparison.changes.to_dict("records"), "warnings": list(comparison.warnings),
+        }
+        text = json.dumps(jsonable(document), ensure_ascii=False, indent=2)
+        if args.out:
+            from cogeval._files import write_text_atomic
+
+            print(write_text_atomic(pathlib.Path(args.out).with_suffix(".json"), text + "\n"))
+        else:
+            print(text)
+    else:
+        for path in comparison.report(args.format, args.out or "eval-comparison"):
+            print(path)
+    if args.fail_on_regression and comparison.regressions:
+        print(f"cogeval: head regressed significantly on {', '.join(comparison.regressions)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _runs(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from cogeval import RunStore
+
+    frame = RunStore(args.folder, on_skip=_report_skip).to_frame()
+    if frame.empty:
+        print(f"no runs in {args.folder}")
+    else:
+        with pd.option_context("display.width", 200, "display.max_columns", 20, "display.max_colwidth", 40):
+            print(frame.drop(columns=["path"]).to_string(index=False))
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    run = _load(args.run)
+    stats = run.stats
+    print(f"run {run.run_id}  name {run.name}  started {run.started_at}  finished {run.finished_at}")
+    print(f"{stats.total} results, {stats.errors} errors, {run.dataset.cases} cases, fingerprint {run.fingerprint[:12]}")
+    if run.metadata:
+        print("metadata " + json.dumps(run.metadata, ensure_ascii=False))
+    rows = [{"metric": name, **agg.model_dump()} for name, agg in run.aggregated.items()]
+    if rows:
+        import pandas as pd
+
+        print(pd.DataFrame(rows).to_string(index=False))
+    for check in run.assertions:
+        print(f"{'PASS' if check.passed else 'FAIL'}  {check.name}: {check.message}")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="cogeval", description="Evaluate LLM applications and compare runs with paired statistics.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    demo = commands.add_parser("demo", help="evaluate two bundled assistants offline, compare them, write an HTML report")
+    demo.add_argument("--out", default="cogeval-demo", help="folder for the runs and reports (default: cogeval-demo)")
+    demo.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    demo.add_argument("--quiet", action="store_true", help="no progress bars")
+    demo.set_defaults(handler=_demo)
+
+    compare = commands.add_parser("compare", help="compare two runs (run files, or store folders for their newest run)")
+    compare.add_argument("base", help="the base run: a run file, or a folder of runs (its newest)")
+    compare.add_argument("head", help="the head run: a run file, or a folder of runs (its newest)")
+    compare.add_argument("--format", choices=["console", "markdown", "html", "json"], default="console")
+    compare.add_argument("--out", help="report path without extension (default: eval-comparison)")
+    compare.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
+    compare.add_argument("--seed", type=int, default=None, help="bootstrap seed, for reproducible intervals")
+    compare.add_argument("--test", choices=["t", "wilcoxon"], default="t", help="test for non-binary metrics")
+    compare.add_argument("--metrics", help="comma-separated metrics to compare (default: those both runs have)")
+    compare.add_argument("--fail-on-regression", action="store_true", help="exit 1 when head is significantly worse on any metric")
+    compare.set_defaults(handler=_compare)
+
+    runs = commands.add_parser("runs", help="list the runs in a folder, newest first")
+    runs.add_argument("folder")
+    runs.set_defaults(handler=_runs)
+
+    show = commands.add_parser("show", help="summarise one run file")
+    show.add_argument("run", help="a run file, or a folder of runs (its newest)")
+    show.set_defaults(handler=_show)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        return args.handler(args)
+    except (CogevalError, FileNotFoundError, IsADirectoryError) as error:
+        print(f"cogeval: error: {error}", file=sys.stderr)
+        return 2
+
+
+def run() -> None:
+    """Console-script entry point."""
+    raise SystemExit(main())
+
+
+if __name__ == "__main__":
+    run()
