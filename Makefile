@@ -24,4 +24,4 @@ test: $(STAMP)
 	$(PY) -m pytest
 
 bench: $(STAMP)
-	$(PY) benchmarks/bench_bootstrap.py
+	for b in benchmarks/bench_*.py; do $(PY) $$b || exit 1; done

@@ -80,7 +80,7 @@ class EvalComparison:
 
     ``targets`` maps exactly two names to targets; the first is the baseline,
     the second the challenger (``{"baseline": ..., "challenger": ...}``). Both
-    run concurrently; ``on_progress`` receives ``{target, completed, total}``.
+    run concurrently; ``on_progress`` receives ``{target, completed, total, current_case}``.
     """
 
     def __init__(
@@ -100,7 +100,7 @@ class EvalComparison:
         test: str = "t",
         seed: int | None = None,
     ) -> None:
-        if not isinstance(targets, Mapping) or len(targets) != 2:
+        if not isinstance(targets, Mapping) or len(targets) != 2 or not all(isinstance(k, str) for k in targets):
             raise InputError(
                 f"targets must map two names to targets, baseline first: {{'baseline': ..., 'challenger': ...}}; got {describe(targets)}"
             )

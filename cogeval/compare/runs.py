@@ -85,9 +85,12 @@ def compare_runs(
     runs are not comparable (other cases, prompts, judges or metrics).
     """
     base_run, head_run = as_run(base, "base"), as_run(head, "head")
-    directions = {**head_run.directions, **base_run.directions}
+    base_scores, head_scores = score_frame(base_run), score_frame(head_run)
+    # A scored metric without a config entry (a hand-written file) is higher-is-better, as MetricRecord's default.
+    scored = dict.fromkeys([*base_scores[col.METRIC].dropna(), *head_scores[col.METRIC].dropna()], True)
+    directions = {**scored, **head_run.directions, **base_run.directions}
     return compare_scores(
-        score_frame(base_run), score_frame(head_run),
+        base_scores, head_scores,
         directions=directions, alpha=alpha, test=test, seed=seed, metrics=metrics,
         inputs={**head_run.inputs, **base_run.inputs},
         base_info=RunInfo(base_run.run_id, base_run.name, base_run.started_at),
@@ -99,7 +102,7 @@ def compare_runs(
 def run_warnings(base: EvalRun, head: EvalRun) -> list[str]:
     """Why two runs may not be comparable: datasets, prompts, judges, metric directions."""
     return [*_dataset_warnings(base, head), *_prompt_warnings(base, head), *_judge_warnings(base, head),
-            *_direction_warnings(base, head)]
+            *_direction_warnings(base, head), *_run_level_warnings(base, head)]
 
 
 def _dataset_warnings(base: EvalRun, head: EvalRun) -> list[str]:
@@ -121,9 +124,11 @@ def _units(run: EvalRun) -> list[tuple[str, int]]:
 
 
 def _prompt_label(prompt: Any) -> str:
-    version = prompt.version
+    version, version_id = prompt.version, prompt.version_id
+    if version is None:
+        return "no version" if version_id is None else str(version_id)
     label = f"v{version}" if isinstance(version, (int, float)) and not isinstance(version, bool) else str(version)
-    return f"{label} ({prompt.version_id})" if prompt.version_id is not None else label
+    return f"{label} ({version_id})" if version_id is not None else label
 
 
 def _prompt_warnings(base: EvalRun, head: EvalRun) -> list[str]:
@@ -150,6 +155,13 @@ def _judge_warnings(base: EvalRun, head: EvalRun) -> list[str]:
         return [f"Only the {side} run used an LLM judge; judge-scored metrics may not be comparable"]
     changed = [f"{k} {old.get(k)!r} → {new.get(k)!r}" for k in dict.fromkeys([*old, *new]) if old.get(k) != new.get(k)]
     return [f"The runs used different judges: {', '.join(changed)}"]
+
+
+def _run_level_warnings(base: EvalRun, head: EvalRun) -> list[str]:
+    """Run-level metrics both runs have but neither records per case (only latency, cost, token_usage are)."""
+    head_names = {m.name for m in head.config.statistical_metrics}
+    return [f"Metric {m.name!r} is a run-level metric without per-case values; it was not compared"
+            for m in base.config.statistical_metrics if m.name in head_names and m.name not in _PER_CASE]
 
 
 def _direction_warnings(base: EvalRun, head: EvalRun) -> list[str]:

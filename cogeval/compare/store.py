@@ -8,9 +8,11 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import pathlib
+import sys
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -29,6 +31,7 @@ RunSummary = dict[str, Any]
 """``{id, name, metadata, started_at, finished_at, cases, path, metrics}`` (metrics: name → mean)."""
 
 RUN_FORMAT = "cogitator.eval-run"
+SUMMARY_FIELDS = ("id", "name", "metadata", "started_at", "finished_at", "cases", "path", "metrics")
 
 
 class RunStore:
@@ -97,23 +100,25 @@ class RunStore:
             summary = {**run.summary(), "path": str(path)}
             if keep(summary):
                 found.append((run, summary))
-        found.sort(key=lambda item: (item[1]["started_at"] or "", item[1]["id"]), reverse=True)
+        found.sort(key=lambda item: (_moment(item[1]["started_at"]), item[1]["id"]), reverse=True)
         return found
 
     def _read(self, path: pathlib.Path) -> EvalRun | None:
         if path.is_dir():
             return self._skip(path, "is a folder, not a run file")
         try:
-            document = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as error:
-            return self._skip(path, f"cannot be read: {error}")
-        except json.JSONDecodeError as error:
+            document = json.loads(path.read_bytes().decode("utf-8-sig"))  # as load_run reads it
+        except OSError as error:
+            return self._skip(path, f"cannot be read: {error.strerror or error}")
+        except UnicodeDecodeError as error:
+            return self._skip(path, f"is not UTF-8 text ({error.reason} at byte {error.start})")
+        except (ValueError, RecursionError) as error:  # JSONDecodeError, or JSON too deep or too large to parse
             return self._skip(path, f"is not valid JSON: {error}")
         if not (isinstance(document, dict) and (document.get("format") == RUN_FORMAT or "runId" in document)):
             return None  # some other JSON file (a baseline, a config): not ours to report
         try:
             return load_run(path)
-        except (RunFileError, OSError) as error:
+        except (RunFileError, OSError, ValueError) as error:
             return self._skip(path, str(error))
 
     def _skip(self, path: pathlib.Path, reason: str) -> None:
@@ -121,7 +126,7 @@ class RunStore:
         if self.on_skip is not None:
             self.on_skip(event)
         else:
-            warnings.warn(f"skipped {path}: {reason}", RunSkippedWarning, stacklevel=4)
+            warnings.warn(f"skipped {path}: {reason}", RunSkippedWarning, stacklevel=_caller_level())
         return None
 
     @safe_html
@@ -135,10 +140,31 @@ def _predicate(filter: Any) -> Callable[[RunSummary], bool]:
         return lambda summary: True
     if isinstance(filter, Mapping):
         wanted = dict(filter)
+        unknown = [k for k in wanted if k not in SUMMARY_FIELDS]
+        if unknown:
+            raise InputError(f"filter names {unknown[0]!r}, which is not a field of a run summary; "
+                             f"the fields are {', '.join(SUMMARY_FIELDS)}")
         return lambda summary: all(summary.get(k) == v for k, v in wanted.items())
     if callable(filter):
         return filter
     raise InputError(f"filter must be a mapping such as {{'name': 'nightly'}} or a predicate over a run summary; got {describe(filter)}")
+
+
+def _moment(started_at: str | None) -> datetime.datetime:
+    """``started_at`` as an aware datetime, so runs sort by time whatever the offset they were written with."""
+    try:
+        moment = datetime.datetime.fromisoformat(started_at)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return datetime.datetime.min.replace(tzinfo=datetime.timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=datetime.timezone.utc)
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside this module, so a warning names the user's line."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _as_run(run: Any) -> EvalRun:

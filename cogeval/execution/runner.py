@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import dataclasses
-import random
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -29,14 +28,13 @@ from typing import Any
 
 from cogeval._check import check_positive_int, check_positive_number, describe
 from cogeval.data import Case
-from cogeval.errors import CogevalError, ExecutionError, InputError
+from cogeval.errors import ExecutionError, InputError
+from cogeval.execution.retry import MAX_BACKOFF_S, error_text, retry_delay, retryable
 from cogeval.execution.target import Target, TargetResponse, TurnOutcome, as_target, converse
 
 __all__ = ["CaseOutcome", "RunInterrupted", "run_cases", "run_sync"]
 
 MAX_RETRIES = 10
-MAX_BACKOFF_S = 30.0
-MAX_RETRY_AFTER_S = 60.0
 
 
 class RunInterrupted(ExecutionError):
@@ -78,37 +76,6 @@ class CaseOutcome:
     turns: tuple[TurnOutcome, ...] | None = None
 
 
-def _error_text(error: BaseException) -> str:
-    # cogeval's own messages stand alone; anything else is prefixed by its type.
-    if isinstance(error, CogevalError):
-        return str(error)
-    text = str(error)
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
-
-
-def _retryable(error: BaseException) -> bool:
-    """Retry everything except cogeval's input errors and HTTP 4xx other than 408, 409 and 429."""
-    if isinstance(error, InputError):
-        return False
-    status = getattr(error, "status_code", None)
-    return not (isinstance(status, int) and 400 <= status < 500 and status not in (408, 409, 429))
-
-
-def _retry_after(error: BaseException) -> float | None:
-    headers = getattr(getattr(error, "response", None), "headers", None)
-    try:
-        value = headers.get("retry-after") if headers is not None else None
-        return None if value is None else min(max(float(value), 0.0), MAX_RETRY_AFTER_S)
-    except (TypeError, ValueError):  # an HTTP date or garbage: use the backoff
-        return None
-
-
-def _delay(attempt: int, backoff: float, error: BaseException | None) -> float:
-    delay = min(backoff * 2 ** attempt, MAX_BACKOFF_S) * random.uniform(0.5, 1.0)
-    retry_after = None if error is None else _retry_after(error)
-    return delay if retry_after is None else max(delay, retry_after)
-
-
 async def _run_one(target: Target, case: Case, timeout: float, retries: int, backoff: float) -> dict[str, Any]:
     """Every attempt at one case-trial; returns the outcome's fields."""
     for attempt in range(retries + 1):
@@ -124,19 +91,19 @@ async def _run_one(target: Target, case: Case, timeout: float, retries: int, bac
                     response, turns = await target.call(case, timeout=timeout), None
         except TimeoutError as exc:
             error = exc
-            text = f"Timed out after {timeout:g} s" if deadline.expired() else _error_text(exc)
+            text = f"Timed out after {timeout:g} s" if deadline.expired() else error_text(exc)
         except Exception as exc:  # noqa: BLE001 - recorded on the outcome
             error = exc
-            text = _error_text(exc)
+            text = error_text(exc)
         duration = time.perf_counter() - started
         if error is None:
             return dict(output=response.output, error=None, duration_s=duration,
                         input_tokens=response.get("input_tokens"), output_tokens=response.get("output_tokens"),
                         cost_usd=response.get("cost_usd"), trace_id=response.trace_id, prompt=response.prompt,
                         tool_calls=response.tool_calls, attempts=attempt + 1, turns=turns)
-        if attempt == retries or not _retryable(error):
+        if attempt == retries or not retryable(error):
             return dict(output="", error=text, duration_s=duration, attempts=attempt + 1)
-        await asyncio.sleep(_delay(attempt, backoff, error))
+        await asyncio.sleep(retry_delay(attempt, backoff, error))
     raise AssertionError("unreachable")
 
 

@@ -1,0 +1,56 @@
+"""The retry policy shared by the runner and LLM judges: what to retry, how long to wait.
+
+>>> retryable(TimeoutError()), retryable(InputError("bad input"))
+(True, False)
+>>> retry_delay(0, 0.0, None)
+0.0
+
+Everything is retried except cogeval's input errors and HTTP 4xx answers
+other than 408, 409 and 429. The wait before retry ``k`` (from 0) is
+``backoff · 2^k`` seconds, at most 30 s, halved at random (jitter), and at
+least a 429's ``Retry-After`` (at most 60 s).
+"""
+
+from __future__ import annotations
+
+import random
+
+from cogeval.errors import CogevalError, InputError
+
+__all__ = ["MAX_BACKOFF_S", "MAX_RETRY_AFTER_S", "error_text", "retry_after", "retry_delay", "retryable"]
+
+MAX_BACKOFF_S = 30.0
+MAX_RETRY_AFTER_S = 60.0
+
+
+def error_text(error: BaseException) -> str:
+    """cogeval's own messages as they are; anything else prefixed by its type."""
+    if isinstance(error, CogevalError):
+        return str(error)
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def retryable(error: BaseException) -> bool:
+    """False for cogeval's input errors and HTTP 4xx other than 408, 409 and 429; else True."""
+    if isinstance(error, InputError):
+        return False
+    status = getattr(error, "status_code", None)
+    return not (isinstance(status, int) and 400 <= status < 500 and status not in (408, 409, 429))
+
+
+def retry_after(error: BaseException) -> float | None:
+    """The ``Retry-After`` seconds of an HTTP error (capped at 60), or ``None``."""
+    headers = getattr(getattr(error, "response", None), "headers", None)
+    try:
+        value = headers.get("retry-after") if headers is not None else None
+        return None if value is None else min(max(float(value), 0.0), MAX_RETRY_AFTER_S)
+    except (TypeError, ValueError):  # an HTTP date or garbage: use the backoff
+        return None
+
+
+def retry_delay(attempt: int, backoff: float, error: BaseException | None) -> float:
+    """Seconds to wait after failed attempt ``attempt`` (from 0)."""
+    delay = min(backoff * 2 ** attempt, MAX_BACKOFF_S) * random.uniform(0.5, 1.0)
+    wait = None if error is None else retry_after(error)
+    return delay if wait is None else max(delay, wait)
