@@ -308,12 +308,18 @@ def test_ctrl_c_under_run_sync_raises_run_interrupted():
         await asyncio.sleep(0 if text == "q0" else 10)
         return text
 
-    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
-    timer.start()
-    started = time.perf_counter()
-    with pytest.raises(RunInterrupted) as info:
-        run(cases(5), target, concurrency=2)
-    timer.join()
+    # A process started in the background (as CI may start this one) inherits SIGINT
+    # ignored; install Python's own handler so the signal means Ctrl-C here too.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+        timer.start()
+        started = time.perf_counter()
+        with pytest.raises(RunInterrupted) as info:
+            run(cases(5), target, concurrency=2)
+        timer.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert time.perf_counter() - started < 2
     assert str(info.value) == "Run interrupted after 1 of 5 cases"
     assert [o.output for o in info.value.outcomes] == ["q0"]
