@@ -6,9 +6,21 @@
 """
 
 from cogeval.compare.comparison import ComparisonResult, EvalComparison
+from cogeval.compare.labels import DirectoryTraceSource, evaluate_pairwise, export_pairwise_cases, human_labels
+from cogeval.compare.pairwise import (
+    Agreement,
+    Flips,
+    PairwiseResult,
+    WinRate,
+    human_pairwise,
+    load_pairwise,
+    pairwise_judge,
+    run_pairwise,
+)
 from cogeval.compare.result import MetricComparison, RunComparison
 from cogeval.compare.runs import compare_runs
 from cogeval.compare.store import RunStore
+from cogeval.compare.variants import Leaderboard, Variants, run_variants
 from cogeval.data import Case, Dataset, EvalRun, canonical_json, load_run
 from cogeval.errors import (
     CogevalError,
@@ -19,24 +31,32 @@ from cogeval.errors import (
     RunSkippedWarning,
 )
 from cogeval.evaluate.builder import EvalBuilder
+from cogeval.evaluate.rescore import rescore
 from cogeval.evaluate.result import CaseResult, EvalSuiteResult, RunStats
 from cogeval.evaluate.suite import EvalSuite
 from cogeval.evaluate.tools import EvalTool, eval_tools
 from cogeval.execution import ChatTarget, RunInterrupted, TargetResponse
 from cogeval.scoring import (
     AssertionResult,
+    JudgeConfig,
     Metric,
     Score,
     assertion,
+    coherence,
     contains,
+    correctness,
     cost,
     exact_match,
+    faithfulness,
+    helpfulness,
     json_valid,
     latency,
+    llm_metric,
     metric,
     no_regression,
     numeric_match,
     regex,
+    relevance,
     threshold,
     token_f1,
     token_usage,
@@ -50,6 +70,7 @@ from cogeval.stats import (
     adjust_p_values,
     aggregate,
     bootstrap_ci,
+    bradley_terry,
     cohen_kappa,
     cohens_d,
     mcnemars_test,
@@ -64,6 +85,7 @@ from cogeval.stats import (
 
 __all__ = [
     "Aggregate",
+    "Agreement",
     "AssertionResult",
     "Case",
     "CaseResult",
@@ -72,6 +94,7 @@ __all__ = [
     "ComparisonResult",
     "Dataset",
     "DatasetError",
+    "DirectoryTraceSource",
     "EvalBuilder",
     "EvalComparison",
     "EvalRun",
@@ -79,11 +102,15 @@ __all__ = [
     "EvalSuiteResult",
     "EvalTool",
     "ExecutionError",
+    "Flips",
     "InputError",
     "Interval",
+    "JudgeConfig",
+    "Leaderboard",
     "McNemarResult",
     "Metric",
     "MetricComparison",
+    "PairwiseResult",
     "RunComparison",
     "RunFileError",
     "RunInterrupted",
@@ -93,23 +120,38 @@ __all__ = [
     "Score",
     "TTestResult",
     "TargetResponse",
+    "Variants",
     "WilcoxonResult",
+    "WinRate",
     "adjust_p_values",
     "aggregate",
     "assertion",
     "bootstrap_ci",
+    "bradley_terry",
     "canonical_json",
+    "case_explorer",
     "cohen_kappa",
     "cohens_d",
+    "coherence",
     "compare_runs",
     "comparison_html",
     "comparison_markdown",
     "contains",
+    "correctness",
     "cost",
     "eval_tools",
+    "evaluate_pairwise",
     "exact_match",
+    "export_html",
+    "export_pairwise_cases",
+    "faithfulness",
+    "helpfulness",
+    "human_labels",
+    "human_pairwise",
     "json_valid",
     "latency",
+    "llm_metric",
+    "load_pairwise",
     "load_run",
     "mcnemars_test",
     "mean",
@@ -118,9 +160,19 @@ __all__ = [
     "no_regression",
     "numeric_match",
     "paired_t_test",
+    "pairwise_judge",
     "percentile",
+    "plot_changes",
+    "plot_comparison",
+    "plot_history",
+    "plot_scores",
     "regex",
+    "relevance",
     "report_comparison",
+    "rescore",
+    "run_explorer",
+    "run_pairwise",
+    "run_variants",
     "std_dev",
     "threshold",
     "token_f1",
@@ -130,8 +182,15 @@ __all__ = [
 ]
 
 _PRESENT = {
+    "case_explorer": "cogeval.present.widgets",
+    "plot_changes": "cogeval.present.plots",
+    "plot_comparison": "cogeval.present.plots",
+    "plot_history": "cogeval.present.plots",
+    "plot_scores": "cogeval.present.plots",
+    "run_explorer": "cogeval.present.widgets",
     "comparison_html": "cogeval.present.comparison_report",
     "comparison_markdown": "cogeval.present.comparison_report",
+    "export_html": "cogeval.present.notebook",
     "report_comparison": "cogeval.present.comparison_report",
 }
 

@@ -24,6 +24,7 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> pathlib.Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp's 0600 would make reports unreadable to others
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
             handle.flush()
@@ -33,3 +34,9 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> pathlib.Path:
         pathlib.Path(temporary).unlink(missing_ok=True)
         raise
     return target
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -21,7 +21,7 @@ _STYLE = (
     "<style>.cogeval{font-family:system-ui,sans-serif;font-size:13px}"
     ".cogeval table{border-collapse:collapse}"
     ".cogeval th,.cogeval td{padding:2px 8px;text-align:right;border-bottom:1px solid #8884;vertical-align:top}"
-    ".cogeval th{font-weight:600}.cogeval td.t{text-align:left;max-width:40em;white-space:pre-wrap;overflow-wrap:anywhere}"
+    ".cogeval th{font-weight:600}.cogeval td.t{text-align:left;max-width:40em;white-space:pre-wrap;overflow-wrap:break-word}"
     ".cogeval .b{border-radius:3px;padding:0 5px;font-weight:600}"
     ".cogeval .good{background:#1a7f3733;color:#1a7f37}.cogeval .bad{background:#cf222e33;color:#cf222e}"
     ".cogeval .neutral{background:#8882}.cogeval caption{text-align:left;font-weight:600;padding:4px 0}</style>"

@@ -1,4 +1,4 @@
-"""The ``cogeval`` command: ``demo``, ``compare``, ``runs`` and ``show``.
+"""The ``cogeval`` command: ``demo``, ``compare``, ``runs``, ``show`` and ``report``.
 
 Errors in what the user gave (a missing file, a broken run, a bad option)
 print one line on stderr and exit with status 2; ``compare
@@ -122,6 +122,18 @@ def _show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report(args: argparse.Namespace) -> int:
+    from cogeval.present.notebook import export_html
+
+    try:
+        path = export_html(args.notebook, args.out, timeout=args.timeout)
+    except ModuleNotFoundError as error:
+        print(f"cogeval: error: {error}", file=sys.stderr)
+        return 2
+    print(path)
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cogeval", description="Evaluate LLM applications and compare runs with paired statistics.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -151,6 +163,12 @@ def _parser() -> argparse.ArgumentParser:
     show = commands.add_parser("show", help="summarise one run file")
     show.add_argument("run", help="a run file, or a folder of runs (its newest)")
     show.set_defaults(handler=_show)
+
+    report = commands.add_parser("report", help="execute a notebook and write it as one self-contained, offline HTML file")
+    report.add_argument("notebook", help="the .ipynb file; it runs in its own folder")
+    report.add_argument("--out", help="the HTML file, or a folder for it (default: the notebook's path with .html)")
+    report.add_argument("--timeout", type=float, default=120.0, help="seconds each cell may run (default: 120)")
+    report.set_defaults(handler=_report)
     return parser
 
 

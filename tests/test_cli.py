@@ -79,4 +79,5 @@ def test_demo_writes_runs_and_reports(tmp_path, capsys):
     assert len(list((tmp_path / "demo" / "runs").glob("*.json"))) == 2
     html = (tmp_path / "demo" / "comparison.html").read_text()
     assert "assistant-v2" in html and "exact_match" in html
+    assert '<section class="figure" id="forest-plot">' in html and html.count("Plotly.newPlot(") == 1  # the chart, offline
     assert "HTML report:" in out and str(tmp_path / "demo" / "comparison.html") in out

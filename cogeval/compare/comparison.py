@@ -57,6 +57,14 @@ class ComparisonResult:
         """Write comparison reports (see :func:`cogeval.report_comparison`)."""
         return self.comparison.report(kind, path)
 
+    def plot(self) -> Any:
+        """The forest plot of the metric differences (see :func:`cogeval.plot_comparison`)."""
+        return self.comparison.plot()
+
+    def plot_changes(self, metric: str) -> Any:
+        """Per-case baseline against challenger for ``metric`` (see :func:`cogeval.plot_changes`)."""
+        return self.comparison.plot_changes(metric)
+
     @safe_html
     def _repr_html_(self) -> str:
         return self.comparison._repr_html_()

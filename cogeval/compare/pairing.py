@@ -36,7 +36,7 @@ import pandas as pd
 from cogeval import _columns as col
 from cogeval.errors import InputError
 
-__all__ = ["CASE_ERROR", "Pairing", "metrics_of", "pair_scores"]
+__all__ = ["CASE_ERROR", "Pairing", "metrics_of", "pair_scores", "unit_values"]
 
 CASE_ERROR = "case_error"
 """Boolean column of a score table: the target failed on this case and trial."""
@@ -87,7 +87,7 @@ def metrics_of(frame: pd.DataFrame) -> list[str]:
     return [str(m) for m in pd.unique(frame[col.METRIC].dropna())]
 
 
-def _side(frame: pd.DataFrame, directions: Mapping[str, bool]) -> tuple[pd.MultiIndex, pd.DataFrame, pd.Series]:
+def unit_values(frame: pd.DataFrame, directions: Mapping[str, bool]) -> tuple[pd.MultiIndex, pd.DataFrame, pd.Series]:
     """One run's units (first-appearance order), its ``units × metrics`` values and errored flags."""
     failed = frame[CASE_ERROR].fillna(False).astype(bool)
     units = pd.MultiIndex.from_frame(frame[UNIT].drop_duplicates())
@@ -119,8 +119,8 @@ def pair_scores(base: pd.DataFrame, head: pd.DataFrame, *, directions: Mapping[s
     """
     base = check_scores("base", base)
     head = check_scores("head", head)
-    base_units, base_wide, base_errored = _side(base, directions)
-    head_units, head_wide, head_errored = _side(head, directions)
+    base_units, base_wide, base_errored = unit_values(base, directions)
+    head_units, head_wide, head_errored = unit_values(head, directions)
     in_head = base_units.isin(head_units)
     units = base_units[in_head]
     base_values = base_wide.reindex(units)

@@ -13,7 +13,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from cogeval import _columns as col
-from cogeval._html import badge, escape, html_table, safe_html
+from cogeval._html import badge, escape, format_value, html_table, key_value_table, safe_html
 from cogeval.stats import Interval
 
 __all__ = ["MetricComparison", "RunComparison", "RunInfo"]
@@ -65,6 +65,11 @@ class MetricComparison:
         row[col.CI_LOW], row[col.CI_HIGH] = self.ci
         return row
 
+    @safe_html
+    def _repr_html_(self) -> str:
+        row = {**self.to_dict(), col.WINNER: _WINNER_BADGES[self.winner]}
+        return key_value_table(f"MetricComparison {self.metric}", row, raw_keys=[col.WINNER])
+
 
 @dataclasses.dataclass(frozen=True)
 class RunComparison:
@@ -104,24 +109,48 @@ class RunComparison:
 
         return report_comparison(self, kind, path)
 
+    def plot(self) -> Any:
+        """The forest plot of the metric differences (see :func:`cogeval.plot_comparison`)."""
+        from cogeval.present.plots import plot_comparison
+
+        return plot_comparison(self)
+
+    def plot_changes(self, metric: str) -> Any:
+        """Per-case base against head for ``metric`` (see :func:`cogeval.plot_changes`)."""
+        from cogeval.present.plots import plot_changes
+
+        return plot_changes(self, metric)
+
     @safe_html
     def _repr_html_(self) -> str:
-        marks = {"head": badge("head", "good"), "base": badge("base", "bad"), "tie": badge("tie")}
+        level = f"{100 * (1 - self.alpha):g}% CI"
         rows = [
-            {**m.to_dict(), "winner": marks[m.winner], "significant": "yes" if m.significant else "no"}
-            for m in self.metrics.values()
+            {col.METRIC: f"{name} {'↑' if m.higher_is_better else '↓'}", col.BASE: m.base, col.HEAD: m.head,
+             col.DIFFERENCE: m.difference, level: f"[{format_value(m.ci.low)}, {format_value(m.ci.high)}]",
+             "effect size": m.effect_size, col.TEST: m.test, col.N: m.n, "p": m.p_value, "adjusted p": m.adjusted_p_value,
+             col.WINNER: _WINNER_BADGES[m.winner], "improved": m.improved, "regressed": m.regressed}
+            for name, m in self.metrics.items()
         ]
-        title = (
-            f"{self.head.name or self.head.run_id} vs {self.base.name or self.base.run_id}: "
-            f"winner {self.winner} · {self.matched} matched, {self.added} added, {self.removed} removed"
+        better, worse = sum(m.winner == "head" for m in self.metrics.values()), len(self.regressions)
+        verdict = (
+            f'<div class="cogeval">{_VERDICT_BADGES[self.winner]} {escape(self.head.name or self.head.run_id)} (head) vs '
+            f"{escape(self.base.name or self.base.run_id)} (base) · {better} significantly better, {worse} worse "
+            f"of {len(self.metrics)} metrics at α = {escape(self.alpha)} · {self.matched} matched, "
+            f"{self.added} added, {self.removed} removed cases</div>"
         )
         table = html_table(
-            rows,
-            [col.METRIC, col.BASE, col.HEAD, col.N, col.DIFFERENCE, col.CI_LOW, col.CI_HIGH, col.EFFECT_SIZE,
-             col.TEST, col.P_VALUE, col.ADJUSTED_P_VALUE, col.SIGNIFICANT, col.WINNER, "improved", "regressed"],
-            caption=title,
+            rows, [col.METRIC, col.BASE, col.HEAD, col.DIFFERENCE, level, "effect size", col.TEST, col.N, "p",
+                   "adjusted p", col.WINNER, "improved", "regressed"],
             raw_columns=[col.WINNER],
         )
         notes = "".join(f"<li>{w}</li>" for w in map(escape, self.warnings))
-        return table + (f'<div class="cogeval"><ul>{notes}</ul></div>' if notes else "")
+        regressed = self.changes[self.changes[col.DIRECTION] == "regressed"]
+        cases = html_table(
+            regressed.to_dict("records"), [col.METRIC, col.INPUT, col.BASE, col.HEAD, col.DELTA],
+            caption=f"Regressed cases × metrics: {len(regressed)}, largest first (all in .changes)", max_rows=5,
+        ) if len(regressed) else ""
+        return verdict + table + (f'<div class="cogeval"><ul>{notes}</ul></div>' if notes else "") + cases
 
+
+_WINNER_BADGES = {"head": badge("head", "good"), "base": badge("base", "bad"), "tie": badge("tie")}
+_VERDICT_BADGES = {"head": badge("head wins", "good"), "base": badge("base wins", "bad"), "tie": badge("tie")}

@@ -92,11 +92,19 @@ def compare_runs(
     return compare_scores(
         base_scores, head_scores,
         directions=directions, alpha=alpha, test=test, seed=seed, metrics=metrics,
-        inputs={**head_run.inputs, **base_run.inputs},
+        inputs={**_inputs(head_run), **_inputs(base_run)},
         base_info=RunInfo(base_run.run_id, base_run.name, base_run.started_at),
         head_info=RunInfo(head_run.run_id, head_run.name, head_run.started_at),
         warnings=run_warnings(base_run, head_run),
     )
+
+
+def _inputs(run: EvalRun) -> dict[str, Any]:
+    """What to show for each case key in ``changes``: the input, or the turns of a multi-turn case."""
+    shown: dict[str, Any] = {}
+    for r in run.results:
+        shown.setdefault(r.case_key, r.case.turns if r.case.input is None else r.case.input)
+    return shown
 
 
 def run_warnings(base: EvalRun, head: EvalRun) -> list[str]:

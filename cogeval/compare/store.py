@@ -38,10 +38,13 @@ class RunStore:
     """Run files in one folder, named ``<run_id>.json``.
 
     ``list()`` and ``latest()`` skip what cannot be read as a run: JSON that is
-    not a run file at all (a baseline, a config) is passed over silently; a
-    run file that is unreadable, not JSON, invalid or of another version, or a
-    folder named ``x.json``, is reported to ``on_skip({"path", "reason"})`` or,
-    without it, as a :class:`~cogeval.RunSkippedWarning`.
+    not a run file at all (a baseline, a config, an array: anything but an
+    object with ``"format": "cogitator.eval-run"`` or a ``runId``) is passed
+    over silently; a ``*.json`` that is unreadable, not UTF-8, not JSON (a
+    truncated run file), invalid or of another version, or a folder named
+    ``x.json``, is reported to ``on_skip({"path", "reason"})`` or, without it,
+    as a :class:`~cogeval.RunSkippedWarning`. Listing reads and validates every
+    run file in full, so a store of thousands of runs lists slowly.
     """
 
     def __init__(self, path: str | os.PathLike[str], on_skip: Callable[[dict[str, str]], Any] | None = None) -> None:
@@ -129,10 +132,17 @@ class RunStore:
             warnings.warn(f"skipped {path}: {reason}", RunSkippedWarning, stacklevel=_caller_level())
         return None
 
+    def plot(self, metric: str, name: str | None = None) -> Any:
+        """A metric's mean across the runs over time (see :func:`cogeval.plot_history`)."""
+        from cogeval.present.plots import plot_history
+
+        return plot_history(self, metric, name)
+
     @safe_html
     def _repr_html_(self) -> str:
-        frame = self.to_frame()
-        return html_table(frame.to_dict("records"), list(frame.columns), caption=f"RunStore {self.path} · {len(frame)} runs")
+        frame = self.to_frame().drop(columns=["finished_at", "path"])  # compact: one line per run, metric means
+        return html_table(frame.to_dict("records"), list(frame.columns), caption=f"RunStore {self.path} · {len(frame)} runs",
+                          max_rows=20)
 
 
 def _predicate(filter: Any) -> Callable[[RunSummary], bool]:

@@ -51,7 +51,7 @@ from pydantic.alias_generators import to_camel
 
 from cogeval import _columns as col
 from cogeval._check import check_json_metadata, describe
-from cogeval._html import html_table, key_value_table, safe_html
+from cogeval._html import badge, html_table, key_value_table, safe_html
 from cogeval.data.case import FIELDS, Case
 from cogeval.data.dataset import Dataset
 from cogeval.data.jsonable import jsonable
@@ -627,6 +627,12 @@ class EvalRun(_Record):
 
     # -- display -------------------------------------------------------------------
 
+    def plot(self, metric: str) -> Any:
+        """The distribution of a metric's scores (see :func:`cogeval.plot_scores`)."""
+        from cogeval.present.plots import plot_scores
+
+        return plot_scores(self, metric)
+
     @safe_html
     def _repr_html_(self) -> str:
         head = key_value_table(f"EvalRun {self.name or ''}", {
@@ -639,7 +645,12 @@ class EvalRun(_Record):
             {col.METRIC: name, "direction": {True: "↑", False: "↓"}.get(directions.get(name), ""), **agg.model_dump()}
             for name, agg in self.aggregated.items()
         ]
-        return head + html_table(rows, [col.METRIC, "direction", "mean", "p50", "p95", "min", "max", "count", "missing"])
+        checks = html_table(
+            [{"assertion": a.name, "result": badge("pass", "good") if a.passed else badge("fail", "bad"), "message": a.message}
+             for a in self.assertions],
+            ["assertion", "result", "message"], raw_columns=["result"],
+        ) if self.assertions else ""
+        return head + html_table(rows, [col.METRIC, "direction", "mean", "p50", "p95", "min", "max", "count", "missing"]) + checks
 
 
 _RESULT_FIELDS = (col.OUTPUT, col.ERROR, col.DURATION_S, col.INPUT_TOKENS, col.OUTPUT_TOKENS, col.COST_USD, col.TRACE_ID)

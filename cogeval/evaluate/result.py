@@ -21,6 +21,7 @@ from cogeval.data import EvalRun
 from cogeval.data.run_id import check_run_id
 from cogeval.execution import CaseOutcome
 from cogeval.scoring import AssertionResult, Score
+from cogeval.scoring.judge import judge_usage_totals
 from cogeval.stats import Aggregate
 
 __all__ = ["CaseResult", "EvalSuiteResult", "RunStats"]
@@ -44,7 +45,10 @@ class RunStats:
 
     ``errors`` counts case-trials whose target failed; ``metric_errors`` and
     ``judge_errors`` count score cells left NaN with an error; ``cost_usd`` sums
-    the known costs (NaN when no result reported one).
+    the target's known costs (NaN when no result reported one). The judge's
+    usage is counted apart: ``judge_calls`` (HTTP calls, failed attempts
+    included), ``judge_cache_hits``, the tokens its server reported and
+    ``judge_cost_usd`` (NaN when unknown: no judge, or no ``prices``).
     """
 
     total: int
@@ -53,6 +57,11 @@ class RunStats:
     judge_errors: int
     duration_s: float
     cost_usd: float
+    judge_calls: int = 0
+    judge_cache_hits: int = 0
+    judge_input_tokens: int = 0
+    judge_output_tokens: int = 0
+    judge_cost_usd: float = math.nan
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -67,6 +76,7 @@ def run_stats(results: Sequence[CaseResult], judge_metrics: set[str], duration_s
     """Count errors by kind over ``results``."""
     cells = [(name, s) for r in results for name, s in r.scores.items() if s.error is not None]
     judge = sum(1 for name, _ in cells if name in judge_metrics)
+    usage = judge_usage_totals(s.details for r in results for name, s in r.scores.items() if name in judge_metrics)
     return RunStats(
         total=len(results),
         errors=sum(1 for r in results if r.error is not None),
@@ -74,7 +84,19 @@ def run_stats(results: Sequence[CaseResult], judge_metrics: set[str], duration_s
         judge_errors=judge,
         duration_s=duration_s,
         cost_usd=_cost(results),
+        judge_calls=usage["calls"],
+        judge_cache_hits=usage["cache_hits"],
+        judge_input_tokens=usage["input_tokens"],
+        judge_output_tokens=usage["output_tokens"],
+        judge_cost_usd=usage["cost_usd"],
     )
+
+
+def judge_stats_record(stats: RunStats) -> dict[str, Any]:
+    """The judge's counts as run-file ``stats`` keys (``judgeCost`` and the kept extras)."""
+    return {"judge_cost": stats.judge_cost_usd, "judgeCalls": stats.judge_calls,
+            "judgeCacheHits": stats.judge_cache_hits, "judgeInputTokens": stats.judge_input_tokens,
+            "judgeOutputTokens": stats.judge_output_tokens}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -127,6 +149,7 @@ class EvalSuiteResult:
                 "total": self.stats.total, "errors": self.stats.errors, "duration": self.stats.duration_s,
                 "cost": self.stats.cost_usd, "metric_errors": self.stats.metric_errors,
                 "judge_errors": self.stats.judge_errors,
+                **(judge_stats_record(self.stats) if self.config.get("judge") is not None else {}),
             },
         })
 
@@ -212,12 +235,18 @@ class EvalSuiteResult:
             "assertions_passed": self.passed,
         }
 
+    def plot(self, metric: str) -> Any:
+        """The distribution of a metric's scores (see :func:`cogeval.plot_scores`)."""
+        from cogeval.present.plots import plot_scores
+
+        return plot_scores(self, metric)
+
     @safe_html
     def _repr_html_(self) -> str:
         title = f"EvalSuiteResult {self.name or ''} · {self.run_id} · {self.stats.total} results, {self.stats.errors} errors"
         metrics = html_table(
             [
-                {**dataclasses.asdict(agg), col.METRIC: name, "direction": "↑" if self.directions.get(name) else "↓"}
+                {**dataclasses.asdict(agg), col.METRIC: name, "direction": {True: "↑", False: "↓"}.get(self.directions.get(name), "")}
                 for name, agg in self.aggregated.items()
             ],
             [col.METRIC, "direction", "mean", "p50", "p95", "min", "max", "count", "missing"],

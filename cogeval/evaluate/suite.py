@@ -20,7 +20,7 @@ from cogeval.data.run_id import iso_utc, new_run_id, utc_now
 from cogeval.errors import InputError
 from cogeval.evaluate.result import CaseResult, EvalSuiteResult, run_stats
 from cogeval.execution import as_target, run_cases, run_sync
-from cogeval.scoring import Metric, Score
+from cogeval.scoring import JudgeConfig, Metric, Score
 from cogeval.stats import aggregate
 
 __all__ = ["EvalSuite"]
@@ -84,6 +84,8 @@ class EvalSuite:
         needing_judge = [m.name for m in self.metrics if getattr(m, "requires_judge", False)]
         if needing_judge and judge is None:
             raise InputError(f"metric {needing_judge[0]!r} needs a judge: pass judge=JudgeConfig(model=...)")
+        if judge is not None and not isinstance(judge, JudgeConfig):
+            raise InputError(f"judge must be a JudgeConfig(model=...) or None; got {describe(judge)}")
         self.judge = judge
         self.assertions = list(assertions)
         self.concurrency = check_positive_int("concurrency", concurrency)

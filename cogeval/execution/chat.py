@@ -84,9 +84,9 @@ class ChatTarget(Target):
         return f"ChatTarget(model={self.model!r}{fields})"
 
     def describe(self) -> dict[str, Any]:
-        """The configuration as a JSON-able dict, for the run file; never the api key."""
-        return {"type": "chat", "model": self.model, "base_url": self.base_url, "system": self.system,
-                "temperature": self.temperature, "max_tokens": self.max_tokens, "prices": self.prices,
+        """The configuration as a JSON-able dict for the run file (camelCase keys, as the format); never the api key."""
+        return {"type": "chat", "model": self.model, "baseUrl": self.base_url, "system": self.system,
+                "temperature": self.temperature, "maxTokens": self.max_tokens, "prices": self.prices,
                 "options": self.options}
 
     def _client(self) -> Any:

@@ -32,7 +32,7 @@ from cogeval._html import format_value
 from cogeval.errors import InputError
 from cogeval.present.markdown import markdown_cell, markdown_table
 
-__all__ = ["comparison_html", "comparison_markdown", "report_comparison"]
+__all__ = ["comparison_html", "comparison_markdown", "forest_plot_html", "report_comparison"]
 
 KINDS = {"console": None, "markdown": ".md", "html": ".html"}
 MARKDOWN_CHANGES = 10
@@ -44,8 +44,10 @@ def report_comparison(comparison: Any, kind: str | Sequence[str] = "console", pa
     """Print or write the reports of ``kind`` (``console``, ``markdown``, ``html`` or a list of them).
 
     ``console`` prints to stdout; ``markdown`` writes ``<path>.md`` and ``html``
-    writes ``<path>.html`` (a trailing ``.md``/``.html`` on ``path`` is dropped
-    first; folders are created; writes are atomic). Returns the paths written.
+    writes ``<path>.html`` with the forest plot of :func:`~cogeval.present.plots.plot_comparison`
+    drawn offline (plotly.js inlined once; see :func:`forest_plot_html`). A
+    trailing ``.md``/``.html`` on ``path`` is dropped first; folders are created;
+    writes are atomic. Returns the paths written.
     """
     kinds = [kind] if isinstance(kind, str) else list(kind)
     if not kinds:
@@ -60,7 +62,10 @@ def report_comparison(comparison: Any, kind: str | Sequence[str] = "console", pa
         if k == "console":
             print_comparison(comparison)
         else:
-            text = comparison_markdown(comparison) if k == "markdown" else comparison_html(comparison)
+            if k == "markdown":
+                text = comparison_markdown(comparison)
+            else:
+                text = comparison_html(comparison, figure_html=forest_plot_html(comparison))
             written.append(str(write_text_atomic(pathlib.Path(stem + KINDS[k]), text)))
     return written
 
@@ -272,6 +277,20 @@ def comparison_html(comparison: Any, *, figure_html: str | None = None) -> str:
         change_columns=CHANGE_COLUMNS, warnings=[str(w) for w in c.warnings],
         figure=figure_html or None, version=_version(),
     )
+
+
+def forest_plot_html(comparison: Any) -> str | None:
+    """The forest plot of ``comparison`` as a trusted HTML fragment for :func:`comparison_html`.
+
+    It carries the installed plotly's ``plotly.min.js`` inline (no URL, no
+    MathJax), so the page draws the chart offline; ``None`` when no metric was compared.
+    """
+    if not comparison.metrics:
+        return None
+    from cogeval.present.notebook import figure_html
+    from cogeval.present.plots import plot_comparison
+
+    return figure_html(plot_comparison(comparison), include_plotlyjs=True)
 
 
 # --- console ------------------------------------------------------------------------------

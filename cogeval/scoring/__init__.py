@@ -1,4 +1,4 @@
-"""Scoring: per-case metrics, statistical (run-level) metrics and assertions.
+"""Scoring: per-case metrics, LLM judges, statistical (run-level) metrics and assertions.
 
 >>> from cogeval.scoring import exact_match, threshold
 >>> exact_match().describe()
@@ -14,6 +14,16 @@ from cogeval.scoring.assertions import (
     threshold,
     write_baseline,
 )
+from cogeval.scoring.judge import (
+    JudgeConfig,
+    JudgeMetric,
+    coherence,
+    correctness,
+    faithfulness,
+    helpfulness,
+    llm_metric,
+    relevance,
+)
 from cogeval.scoring.metric import Metric, Score, metric
 from cogeval.scoring.metrics import contains, exact_match, json_valid, numeric_match, regex, token_f1
 from cogeval.scoring.registry import BUILTIN_METRICS, from_description
@@ -23,21 +33,29 @@ __all__ = [
     "Assertion",
     "AssertionResult",
     "BUILTIN_METRICS",
+    "JudgeConfig",
+    "JudgeMetric",
     "Metric",
     "Score",
     "StatisticalMetric",
     "assertion",
+    "coherence",
     "contains",
+    "correctness",
     "cost",
     "exact_match",
+    "faithfulness",
     "from_description",
+    "helpfulness",
     "json_valid",
     "latency",
+    "llm_metric",
     "metric",
     "no_regression",
     "numeric_match",
     "read_baseline",
     "regex",
+    "relevance",
     "threshold",
     "token_f1",
     "token_usage",

@@ -1,4 +1,4 @@
-"""Statistics on plain arrays: paired tests, intervals, effect sizes, agreement, summaries.
+"""Statistics on plain arrays: paired tests, intervals, effect sizes, agreement, summaries, ranking.
 
 This layer imports nothing from cogeval but the L0 core, so every function can
 be checked alone against published reference values.
@@ -23,6 +23,9 @@ from cogeval.stats.describe import Aggregate, aggregate, mean, median, percentil
 from cogeval.stats.effect import cohens_d
 from cogeval.stats.intervals import bootstrap_ci, wilson_interval
 
+# --- ranking.py ---
+from cogeval.stats.ranking import bradley_terry, min_rank, rank_intervals
+
 __all__ = [
     "Aggregate",
     "Interval",
@@ -33,13 +36,16 @@ __all__ = [
     "adjust_p_values",
     "aggregate",
     "bootstrap_ci",
+    "bradley_terry",
     "cohen_kappa",
     "cohens_d",
     "mcnemars_test",
     "mean",
     "median",
+    "min_rank",
     "paired_t_test",
     "percentile",
+    "rank_intervals",
     "std_dev",
     "wilcoxon_test",
     "wilson_interval",

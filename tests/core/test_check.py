@@ -97,3 +97,4 @@ def test_json_metadata_drops_none_and_names_bad_keys():
         check_json_metadata("metadata", {"x": [1, float("nan")]})
     with pytest.raises(InputError, match=r"^metadata must be a dict of JSON values; got \[1\]$"):
         check_json_metadata("metadata", [1])
+

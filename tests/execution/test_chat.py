@@ -141,8 +141,8 @@ def test_repr_and_describe_hide_the_api_key():
                             "temperature=0.0, max_tokens=9)")
     described = target.describe()
     assert "secret" not in str(described)
-    assert described == {"type": "chat", "model": "m", "base_url": "http://localhost:11434/v1", "system": "s",
-                         "temperature": 0.0, "max_tokens": 9, "prices": None, "options": {}}
+    assert described == {"type": "chat", "model": "m", "baseUrl": "http://localhost:11434/v1", "system": "s",
+                         "temperature": 0.0, "maxTokens": 9, "prices": None, "options": {}}
 
 
 def test_api_key_defaults(monkeypatch):

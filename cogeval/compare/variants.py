@@ -1,0 +1,419 @@
+"""Variants and leaderboards: run N targets on one dataset and rank them, with intervals and paired tests.
+
+>>> from cogeval import Variants, exact_match, run_variants
+>>> data = [{"input": str(i), "expected": str(i)} for i in range(20)]
+>>> board = run_variants(data, Variants({"echo": lambda q: q, "zero": lambda q: "0"}, axis="prompt"),
+...                      [exact_match()], progress=False)
+>>> board.leaderboard("exact_match")[["variant", "score", "n", "rank", "significant"]].values.tolist()
+[['echo', 1.0, 20, 1, False], ['zero', 0.05, 20, 2, True]]
+>>> board.best("exact_match")
+'echo'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import math
+import os
+import types
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from cogeval import _columns as col
+from cogeval._check import check_choice, check_positive_int, check_probability, describe
+from cogeval._html import badge, format_value, html_table, safe_html
+from cogeval.compare.engine import TESTS
+from cogeval.compare.pairing import metrics_of, unit_values
+from cogeval.compare.runs import as_run, compare_runs, score_frame
+from cogeval.compare.store import RunStore
+from cogeval.data import EvalRun
+from cogeval.errors import InputError
+from cogeval.evaluate.suite import EvalSuite
+from cogeval.execution import run_sync
+from cogeval.stats import Interval, adjust_p_values, bootstrap_ci, wilson_interval
+from cogeval.stats.ranking import min_rank, rank_intervals
+
+__all__ = ["LEADERBOARD_COLUMNS", "Leaderboard", "Variants", "arun_variants", "run_variants"]
+
+VARIANT = "variant"
+RANK, RANK_LOW, RANK_HIGH = "rank", "rank_low", "rank_high"
+LEADERBOARD_COLUMNS = (
+    VARIANT, col.SCORE, col.N, RANK, col.CI_LOW, col.CI_HIGH, RANK_LOW, RANK_HIGH,
+    col.P_VALUE, col.ADJUSTED_P_VALUE, col.SIGNIFICANT,
+)
+"""The columns of :meth:`Leaderboard.leaderboard`, in order."""
+
+
+def _check_name(kind: str, name: Any) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise InputError(f"{kind} names must be non-empty strings; got {describe(name)}")
+    return name
+
+
+def _frozen_mapping(kind: str, mapping: Any, example: str) -> Mapping[str, Any]:
+    if not isinstance(mapping, Mapping) or not mapping:
+        raise InputError(f"{kind} must map at least one variant name to {example}; got {describe(mapping)}")
+    return types.MappingProxyType({_check_name("variant", name): value for name, value in mapping.items()})
+
+
+@dataclasses.dataclass(frozen=True)
+class Variants:
+    """Named targets that differ along one ``axis`` (a prompt, a model, a config...).
+
+    >>> Variants({"short": lambda q: q, "long": lambda q: q * 2}, axis="prompt").names
+    ['short', 'long']
+    """
+
+    targets: Mapping[str, Any]
+    """Variant name → target (anything :class:`~cogeval.EvalSuite` accepts)."""
+    axis: str = "config"
+    """What was varied; recorded in every run's metadata."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "targets", _frozen_mapping("Variants", self.targets, "a target"))
+        if not isinstance(self.axis, str) or not self.axis.strip():
+            raise InputError(f"axis must be a non-empty string naming what was varied; got {describe(self.axis)}")
+
+    @property
+    def names(self) -> list[str]:
+        """The variant names, in order."""
+        return list(self.targets)
+
+    def __len__(self) -> int:
+        return len(self.targets)
+
+
+def run_variants(
+    dataset: Any,
+    variants: Variants | Mapping[str, Any],
+    metrics: Sequence[Any],
+    judge: Any = None,
+    store: RunStore | str | os.PathLike[str] | None = None,
+    repeats: int = 1,
+    concurrency: int = 5,
+    *,
+    statistical_metrics: Sequence[Any] = (),
+    timeout: float = 30.0,
+    retries: int = 0,
+    progress: bool = True,
+    alpha: float = 0.05,
+    test: str = "t",
+    seed: int | None = 0,
+) -> Leaderboard:
+    """Run every variant on ``dataset`` and return their :class:`Leaderboard`.
+
+    Each variant is one :class:`~cogeval.EvalSuite` run named after the
+    variant, with metadata ``{"axis": ..., "variant": ...}`` and
+    ``trials=repeats``. The variants run concurrently, each with up to
+    ``concurrency`` cases in flight (so up to ``len(variants) * concurrency``
+    calls at once); running them side by side exposes every variant to the
+    same API conditions. With ``store`` (a :class:`~cogeval.RunStore` or a
+    folder) each run is saved as soon as it finishes. ``alpha``, ``test`` and
+    ``seed`` are the leaderboard's (see :class:`Leaderboard`). Works inside
+    Jupyter's running event loop; ``await arun_variants(...)`` is the async form.
+    """
+    return run_sync(arun_variants(
+        dataset, variants, metrics, judge, store, repeats, concurrency, statistical_metrics=statistical_metrics,
+        timeout=timeout, retries=retries, progress=progress, alpha=alpha, test=test, seed=seed,
+    ))
+
+
+async def arun_variants(
+    dataset: Any,
+    variants: Variants | Mapping[str, Any],
+    metrics: Sequence[Any],
+    judge: Any = None,
+    store: RunStore | str | os.PathLike[str] | None = None,
+    repeats: int = 1,
+    concurrency: int = 5,
+    *,
+    statistical_metrics: Sequence[Any] = (),
+    timeout: float = 30.0,
+    retries: int = 0,
+    progress: bool = True,
+    alpha: float = 0.05,
+    test: str = "t",
+    seed: int | None = 0,
+) -> Leaderboard:
+    """Async form of :func:`run_variants`."""
+    if not isinstance(variants, Variants):
+        if not isinstance(variants, Mapping):
+            raise InputError(f"variants must be a Variants or a mapping of names to targets; got {describe(variants)}")
+        variants = Variants(variants)
+    repeats = check_positive_int("repeats", repeats)
+    if store is not None and not isinstance(store, RunStore):
+        store = RunStore(store)
+    suites = {
+        name: EvalSuite(
+            dataset, target, metrics=metrics, statistical_metrics=statistical_metrics, judge=judge,
+            concurrency=concurrency, timeout=timeout, retries=retries, trials=repeats, progress=progress,
+            name=name, metadata={"axis": variants.axis, "variant": name},
+        )
+        for name, target in variants.targets.items()
+    }
+    # Check the leaderboard's arguments before spending anything on the runs.
+    Leaderboard({name: None for name in suites}, axis=variants.axis, alpha=alpha, test=test, seed=seed)
+
+    async def run_one(suite: EvalSuite) -> Any:
+        result = await suite.arun()
+        if store is not None:
+            store.save(result)
+        return result
+
+    results = await asyncio.gather(*(run_one(suite) for suite in suites.values()))
+    return Leaderboard(dict(zip(suites, results)), axis=variants.axis, alpha=alpha, test=test, seed=seed)
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class Leaderboard:
+    """Variants ranked metric by metric, with intervals, rank intervals and paired tests against the leader.
+
+    ``results`` maps each variant name to its run: a suite result (as
+    :func:`run_variants` gives), an :class:`~cogeval.EvalRun` or a run-file
+    path; ``results[name]`` gives it back. :meth:`leaderboard` explains the
+    columns; ``docs/leaderboards.md`` every rule.
+
+    - ``alpha``: intervals are at level ``1 - alpha``; significant means
+      Holm-adjusted p < ``alpha``.
+    - ``test``: ``"t"`` or ``"wilcoxon"``, the paired test of non-binary metrics.
+    - ``seed``: seeds every bootstrap, so the table is the same at every call.
+    """
+
+    results: Mapping[str, Any]
+    axis: str = "config"
+    alpha: float = 0.05
+    test: str = "t"
+    seed: int | None = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "results", _frozen_mapping("results", self.results, "its run"))
+        object.__setattr__(self, "alpha", check_probability("alpha", self.alpha, open_interval=True))
+        object.__setattr__(self, "test", check_choice("test", self.test, TESTS))
+        if self.seed is not None and (not isinstance(self.seed, int) or isinstance(self.seed, bool) or self.seed < 0):
+            raise InputError(f"seed must be None or an integer >= 0; got {describe(self.seed)}")
+        object.__setattr__(self, "_cache", {})
+
+    def __repr__(self) -> str:
+        return f"Leaderboard(variants={list(self.results)!r}, axis={self.axis!r}, alpha={self.alpha!r})"
+
+    # -- the runs, as per-case values ----------------------------------------------------
+
+    def _runs(self) -> dict[str, EvalRun]:
+        if "runs" not in self._cache:
+            self._cache["runs"] = {name: as_run(result, f"results[{name!r}]") for name, result in self.results.items()}
+        return self._cache["runs"]
+
+    @property
+    def directions(self) -> dict[str, bool]:
+        """``higher_is_better`` of every metric scored per case: as the first run declaring it says, else True."""
+        if "directions" not in self._cache:
+            runs = self._runs().values()
+            scored = dict.fromkeys(m for run in runs for m in metrics_of(score_frame(run)))
+            self._cache["directions"] = {
+                m: next((run.directions[m] for run in runs if m in run.directions), True) for m in scored
+            }
+        return dict(self._cache["directions"])
+
+    @property
+    def metrics(self) -> list[str]:
+        """The metrics scored per case by at least one variant, in order of first appearance."""
+        return list(self.directions)
+
+    def _values(self) -> dict[str, pd.DataFrame]:
+        """Each variant's per-case values: one row per case (key, occurrence), repeats averaged, failures applied."""
+        if "values" not in self._cache:
+            values = {}
+            for name, run in self._runs().items():
+                frame = score_frame(run)
+                own = {m: self.directions[m] for m in metrics_of(frame)}
+                values[name] = unit_values(frame, own)[1] if own else pd.DataFrame()
+            self._cache["values"] = values
+        return self._cache["values"]
+
+    # -- the table ------------------------------------------------------------------------
+
+    def leaderboard(self, metric: str) -> pd.DataFrame:
+        """One row per variant, best first, for ``metric``.
+
+        Columns: ``variant``; ``score`` (the mean over cases of each case's
+        mean over repeats: a pass rate for 0/1 metrics); ``n`` (cases scored,
+        not case × repeat); ``rank`` (1 = best by the metric's direction; ties
+        share a rank: 1, 1, 1, 4); ``ci_low``/``ci_high`` (a Wilson interval
+        when every case value of every variant is 0 or 1, else a seeded
+        percentile bootstrap of the mean over cases); ``rank_low``/``rank_high``
+        (the best and worst rank the intervals allow, see
+        :func:`cogeval.stats.ranking.rank_intervals`); ``p_value`` (the paired
+        test of the variant against the leader, as :func:`~cogeval.compare_runs`
+        runs it), ``adjusted_p_value`` (Holm across the variants compared with
+        the leader on this metric) and ``significant`` (adjusted p < ``alpha``).
+        The leader's own test columns are NaN and False.
+
+        A variant without any score for ``metric`` scores 0 with ``n = 0``, NaN
+        interval and p-values, and ranks below every variant with scores, whatever
+        the direction (0 would otherwise win a lower-is-better metric).
+        """
+        metric = self._check_metric(metric)
+        if ("table", metric) not in self._cache:
+            self._cache["table", metric] = self._table(metric)
+        return self._cache["table", metric].copy()
+
+    def _check_metric(self, metric: Any) -> str:
+        if not isinstance(metric, str) or metric not in self.directions:
+            raise InputError(
+                f"metric {describe(metric)} is not scored per case by any variant; "
+                f"the metrics are: {', '.join(self.metrics) or 'none'}"
+            )
+        return metric
+
+    def _case_values(self, metric: str) -> dict[str, np.ndarray]:
+        return {
+            name: frame[metric].dropna().to_numpy(dtype=float) if metric in frame.columns else np.array([])
+            for name, frame in self._values().items()
+        }
+
+    def _binary(self, metric: str) -> bool:
+        """Every case value of every variant is 0 or 1 (repeats that disagree give 0.5: not binary)."""
+        values = self._case_values(metric).values()
+        return any(len(v) for v in values) and all(np.isin(v, (0.0, 1.0)).all() for v in values)
+
+    def _table(self, metric: str) -> pd.DataFrame:
+        up = self.directions[metric]
+        names = list(self.results)
+        values = self._case_values(metric)
+        binary = self._binary(metric)
+        rows = []
+        for name in names:
+            v = values[name]
+            if not len(v):
+                interval = Interval(math.nan, math.nan)
+            elif binary:
+                interval = wilson_interval(int(v.sum()), len(v), confidence=1 - self.alpha)
+            else:
+                interval = bootstrap_ci(v, confidence=1 - self.alpha, seed=self.seed)
+            rows.append({VARIANT: name, col.SCORE: float(v.mean()) if len(v) else 0.0, col.N: len(v),
+                         col.CI_LOW: interval.low, col.CI_HIGH: interval.high})
+        frame = pd.DataFrame(rows)
+
+        scored = frame[col.N].to_numpy() > 0
+        rank = np.full(len(frame), int(scored.sum()) + 1)
+        if scored.any():
+            rank[scored] = min_rank(frame.loc[scored, col.SCORE], higher_is_better=up)
+        low, high = rank_intervals(frame[col.CI_LOW], frame[col.CI_HIGH], higher_is_better=up)
+        frame[RANK] = rank
+        frame[RANK_LOW] = np.where(scored, np.fmin(low, rank), rank).astype(int)
+        frame[RANK_HIGH] = np.where(scored, np.fmax(high, rank), len(frame)).astype(int)
+        frame = frame.sort_values(RANK, kind="stable").reset_index(drop=True)
+        return self._against_leader(frame, metric)[list(LEADERBOARD_COLUMNS)]
+
+    def _against_leader(self, frame: pd.DataFrame, metric: str) -> pd.DataFrame:
+        """Paired test of every scored variant against the leader (row 0), Holm across them."""
+        runs = self._runs()
+        leader = frame[VARIANT].iloc[0]
+        p = np.full(len(frame), math.nan)
+        tested = np.zeros(len(frame), dtype=bool)
+        for i in range(1, len(frame)):
+            if frame[col.N].iloc[0] and frame[col.N].iloc[i]:
+                comparison = compare_runs(runs[leader], runs[frame[VARIANT].iloc[i]], alpha=self.alpha,
+                                          test=self.test, seed=self.seed, metrics=[metric])
+                result = comparison.metrics[metric]
+                p[i], tested[i] = result.p_value, result.test != "none"
+        adjusted = np.where(np.isnan(p), math.nan, 1.0)  # untested (fewer than 2 pairs): p = 1, as compare_runs
+        adjusted[tested] = adjust_p_values(p[tested], "holm")
+        frame[col.P_VALUE] = p
+        frame[col.ADJUSTED_P_VALUE] = adjusted
+        frame[col.SIGNIFICANT] = adjusted < self.alpha  # NaN compares False
+        return frame
+
+    def best(self, metric: str) -> str | None:
+        """The variant ranked first on ``metric``, or None when several share rank 1."""
+        frame = self.leaderboard(metric)
+        top = frame[frame[RANK] == 1]
+        return str(top[VARIANT].iloc[0]) if len(top) == 1 else None
+
+    def to_frame(self) -> pd.DataFrame:
+        """Every metric's leaderboard stacked: ``metric``, ``higher_is_better``, then the leaderboard columns."""
+        columns = [col.METRIC, "higher_is_better", *LEADERBOARD_COLUMNS]
+        frames = [self.leaderboard(m).assign(**{col.METRIC: m, "higher_is_better": self.directions[m]})[columns]
+                  for m in self.metrics]
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+
+    def summary(self, metric: str) -> str:
+        """A few lines of text: the ranking with intervals and what differs significantly from the leader."""
+        frame = self.leaderboard(metric)
+        up = self.directions[metric]
+        level = f"{1 - self.alpha:.0%}"
+        kind = (f"pass rate with {level} Wilson intervals" if self._binary(metric)
+                else f"mean with {level} bootstrap intervals")
+        lines = [f"{metric} ({'higher' if up else 'lower'} is better; {kind}) across {len(frame)} variants "
+                 f"(axis: {self.axis}):"]
+        leader = frame[VARIANT].iloc[0]
+        for r in frame.itertuples(index=False):
+            where = (f"rank {r.rank} (could be {r.rank_low}–{r.rank_high})" if r.rank_low != r.rank_high
+                     else f"rank {r.rank}")
+            if r.n == 0:
+                test = "no scores (counted as 0)"
+            elif r.variant == leader:
+                test = "leader"
+            elif math.isnan(r.adjusted_p_value):
+                test = "vs leader: p-value undefined (every paired difference is the same; try test='wilcoxon')"
+            else:
+                test = (f"vs leader: adjusted p = {format_value(r.adjusted_p_value, 3)}, "
+                        f"{'significant' if r.significant else 'not significant'}")
+            lines.append(f"  {r.rank}. {r.variant}: {format_value(r.score)} "
+                         f"[{format_value(r.ci_low)}, {format_value(r.ci_high)}], n = {r.n}, {where}; {test}")
+        best = self.best(metric)
+        behind = [v for v, s in zip(frame[VARIANT], frame[col.SIGNIFICANT]) if s]
+        close = [v for v, p, s in zip(frame[VARIANT][1:], frame[col.ADJUSTED_P_VALUE][1:], frame[col.SIGNIFICANT][1:])
+                 if not (s or math.isnan(p))]
+        lines.append(f"Best: {best}." if best else "No single best: several variants share rank 1.")
+        if behind:
+            lines.append(f"Significantly different from {leader} (Holm-adjusted p < {self.alpha:g}): {', '.join(behind)}.")
+        if close:
+            lines.append(f"Not distinguishable from {leader}: {', '.join(close)}.")
+        return "\n".join(lines)
+
+    def plot(self, metric: str) -> Any:
+        """A plotly figure: each variant's score with its interval, best at the top."""
+        import plotly.graph_objects as go
+
+        frame = self.leaderboard(metric)
+        up = self.directions[metric]
+        figure = go.Figure(go.Scatter(
+            x=frame[col.SCORE], y=frame[VARIANT], mode="markers",
+            error_x={"type": "data", "symmetric": False, "array": frame[col.CI_HIGH] - frame[col.SCORE],
+                     "arrayminus": frame[col.SCORE] - frame[col.CI_LOW]},
+            customdata=frame[[col.N, RANK, RANK_LOW, RANK_HIGH]].to_numpy(),
+            hovertemplate="%{y}: %{x:.4g} (n = %{customdata[0]}, rank %{customdata[1]}, "
+                          "could be %{customdata[2]}–%{customdata[3]})<extra></extra>",
+        ))
+        figure.update_yaxes(autorange="reversed", title_text=self.axis)
+        figure.update_xaxes(title_text=f"{metric} ({'higher' if up else 'lower'} is better)")
+        figure.update_layout(title_text=f"{metric} by {self.axis}, {1 - self.alpha:.0%} intervals")
+        return figure
+
+    @safe_html
+    def _repr_html_(self) -> str:
+        marks = []
+        for metric in self.metrics:
+            frame = self.leaderboard(metric)
+            rows = [{**row, "vs_leader": _mark(i, row)} for i, row in enumerate(frame.to_dict("records"))]
+            caption = f"{metric} ({'higher' if self.directions[metric] else 'lower'} is better) · axis: {self.axis}"
+            marks.append(html_table(
+                rows, [VARIANT, col.SCORE, col.CI_LOW, col.CI_HIGH, col.N, RANK, RANK_LOW, RANK_HIGH,
+                       col.ADJUSTED_P_VALUE, "vs_leader"],
+                caption=caption, raw_columns=["vs_leader"],
+            ))
+        return "".join(marks) or html_table([], [VARIANT], caption=f"Leaderboard · axis: {self.axis} · no metrics")
+
+
+def _mark(position: int, row: Mapping[str, Any]) -> str:
+    """The ``vs_leader`` badge of a leaderboard row in HTML."""
+    if row[col.N] == 0:
+        return badge("no scores")
+    if position == 0:
+        return badge("leader", "good")
+    return badge("significant", "bad") if row[col.SIGNIFICANT] else badge("not significant")

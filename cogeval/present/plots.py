@@ -1,0 +1,384 @@
+"""plotly charts of runs and comparisons: each function returns a ``plotly.graph_objects.Figure``.
+
+- :func:`plot_comparison`: a forest plot, one row per metric, of the paired
+  difference (head − base) with its interval.
+- :func:`plot_changes`: per-case base against head for one metric.
+- :func:`plot_scores`: a metric's scores in one or several runs, side by side.
+- :func:`plot_history`: a metric's mean, with its interval, across the runs of a store over time.
+
+Colours say the verdict: green where head is significantly better (by the
+metric's direction), red where it is significantly worse, grey otherwise.
+Every piece of user text (case inputs, run and metric names) is HTML-escaped
+before it reaches plotly, whose labels interpret a few HTML tags.
+
+>>> import pandas as pd
+>>> from cogeval import EvalRun, compare_runs
+>>> def run(scores): return EvalRun.from_frame(pd.DataFrame({"input": list("abcdefghij"), "exact_match": scores}))
+>>> fig = plot_comparison(compare_runs(run([0] * 10), run([1] * 10), seed=0))
+>>> fig.data[0].x[0], fig.data[0].marker.color
+(1.0, '#1a7f37')
+"""
+
+from __future__ import annotations
+
+import datetime
+import html
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from cogeval import _columns as col
+from cogeval._check import check_probability, describe
+from cogeval.compare.engine import short_input
+from cogeval.compare.result import MetricComparison, RunComparison
+from cogeval.compare.runs import as_run, score_frame
+from cogeval.compare.store import RunStore
+from cogeval.data import EvalRun
+from cogeval.errors import InputError
+from cogeval.present.notebook import figure_html
+from cogeval.stats import bootstrap_ci, wilson_interval
+
+__all__ = ["figure_mimebundle", "plot_changes", "plot_comparison", "plot_history", "plot_scores"]
+
+GOOD, BAD, NEUTRAL, ACCENT = "#1a7f37", "#cf222e", "#8c959f", "#0969da"
+VERDICTS = {  # winner -> (colour, legend label)
+    "head": (GOOD, "head significantly better"),
+    "base": (BAD, "head significantly worse"),
+    "tie": (NEUTRAL, "no significant difference"),
+}
+UNITS = {"latency": "s", "cost": "USD", "token_usage": "tokens"}
+_SUFFIX_UNITS = (("_s", "s"), ("_usd", "USD"), ("_tokens", "tokens"))
+
+
+def text(value: Any, width: int = 80) -> str:
+    """One escaped line of at most ``width`` characters, safe inside plotly labels and hover text."""
+    return html.escape(short_input(value, width) or "", quote=True)
+
+
+def unit(metric: str) -> str | None:
+    """The unit of a metric when known: latency in s, cost in USD, token usage in tokens."""
+    if metric in UNITS:
+        return UNITS[metric]
+    return next((u for suffix, u in _SUFFIX_UNITS if metric.endswith(suffix)), None)
+
+
+def _with_unit(label: str, metric: str) -> str:
+    u = unit(metric)
+    return f"{label} ({u})" if u else label
+
+
+def _arrow(higher_is_better: bool | None) -> str:
+    return {True: " ↑", False: " ↓"}.get(higher_is_better, "")
+
+
+def as_comparison(comparison: Any) -> RunComparison:
+    found = getattr(comparison, "comparison", comparison)  # a ComparisonResult holds its RunComparison
+    if not isinstance(found, RunComparison):
+        raise InputError(f"comparison must be a RunComparison (compare_runs) or a ComparisonResult; got {describe(comparison)}")
+    return found
+
+
+def _side(info: Any) -> str:
+    return text(info.name or info.run_id or "?", 40)
+
+
+def figure_mimebundle(fig: go.Figure) -> dict[str, Any]:
+    """The display bundle of a figure, for an ``Output`` widget or a notebook cell.
+
+    It holds plotly's own mimetype (drawn live by JupyterLab, VS Code...) and
+    ``text/html`` made with ``include_plotlyjs=False`` (drawn in an exported
+    page that loads plotly.js once), so the chart shows both live and offline.
+    """
+    return {
+        "application/vnd.plotly.v1+json": json.loads(fig.to_json()),
+        "text/html": figure_html(fig, include_plotlyjs=False),
+        "text/plain": f"<Figure: {fig.layout.title.text or 'chart'}>",
+    }
+
+
+# -- the forest plot ------------------------------------------------------------------------------
+
+
+def plot_comparison(comparison: Any) -> go.Figure:
+    """A forest plot of a comparison: each metric's paired mean difference (head − base) and its interval.
+
+    One row per metric, each with its own x range and unit, because metrics
+    live on different scales (a pass rate moves by 0.1, a latency by 2 s) and
+    the difference in the metric's own unit is what a reader acts on. A dashed
+    line marks zero. Filled green marks a significant gain for head, filled red
+    a significant loss (by the metric's direction, ↑ or ↓), open grey no
+    significant difference. Hover shows the means, p, Holm-adjusted p, test and n.
+
+    >>> # fig = plot_comparison(compare_runs("runs/a.json", "runs/b.json", seed=0)); fig.show()
+    """
+    c = as_comparison(comparison)
+    metrics = list(c.metrics.values())
+    rows = max(1, len(metrics))
+    fig = make_subplots(rows=rows, cols=1, vertical_spacing=min(0.25, 0.5 / rows))
+    shown: set[str] = set()
+    for row, m in enumerate(metrics, start=1):
+        colour, label = VERDICTS[m.winner]
+        fig.add_trace(_forest_point(m, colour, label, label not in shown), row=row, col=1)
+        shown.add(label)
+        fig.add_vline(x=0, line_dash="dash", line_color=NEUTRAL, row=row, col=1)
+        fig.update_xaxes(range=_padded_range([m.ci.low, m.ci.high, m.difference, 0.0]),
+                         title_text=_with_unit(f"Δ {text(m.metric, 40)}", m.metric), title_standoff=4, row=row, col=1)
+    level = f"{100 * (1 - c.alpha):g}%"
+    title = (f"{_side(c.head)} (head) vs {_side(c.base)} (base): paired difference head − base, {level} bootstrap CI"
+             if metrics else "No metric was compared")
+    fig.update_layout(
+        title=title, height=140 + 110 * rows, template="plotly_white", hovermode="closest",
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0),
+        margin=dict(l=10, r=10, t=90, b=40),
+    )
+    fig.update_yaxes(automargin=True)
+    return fig
+
+
+def _forest_point(m: MetricComparison, colour: str, label: str, legend: bool) -> go.Scatter:
+    low, high = m.ci
+    return go.Scatter(
+        x=[m.difference], y=[text(m.metric, 40) + _arrow(m.higher_is_better)],
+        mode="markers", name=label, legendgroup=label, showlegend=legend,
+        marker=dict(color=colour, size=13, symbol="circle" if m.significant else "circle-open", line=dict(width=2, color=colour)),
+        error_x=dict(type="data", symmetric=False, array=[high - m.difference], arrayminus=[m.difference - low],
+                     color=colour, thickness=2, width=6),
+        customdata=[[text(m.metric, 40), m.p_value, m.adjusted_p_value, m.test, m.n, low, high, m.base, m.head]],
+        hovertemplate=(
+            "<b>%{customdata[0]}</b><br>difference %{x:+.4g} [%{customdata[5]:.4g}, %{customdata[6]:.4g}]"
+            "<br>base %{customdata[7]:.4g} → head %{customdata[8]:.4g}"
+            "<br>test %{customdata[3]}, n = %{customdata[4]}"
+            "<br>p = %{customdata[1]:.3g}, adjusted p = %{customdata[2]:.3g}<extra></extra>"
+        ),
+    )
+
+
+def _padded_range(values: Sequence[float]) -> list[float]:
+    finite = [v for v in values if math.isfinite(v)]
+    low, high = min(finite), max(finite)
+    pad = (high - low) * 0.15 or max(abs(high), 1.0) * 0.15
+    return [low - pad, high + pad]
+
+
+# -- per-case changes -----------------------------------------------------------------------------
+
+
+def plot_changes(comparison: Any, metric: str, *, jitter: float | None = None, seed: int = 0) -> go.Figure:
+    """Per-case base score (x) against head score (y) for one metric, with the line y = x.
+
+    Improved cases are green, regressed ones red; unchanged cases lie on the
+    line and are not drawn (the title counts them). Hover shows the case key,
+    its input (escaped, cut to 80 characters) and both scores. Points of a 0/1
+    metric would sit on top of each other, so they are spread by a ``seed``-ed
+    ``jitter`` (default 0.08 for 0/1 metrics, else 0); hover keeps the true values.
+
+    >>> # plot_changes(comparison, "exact_match").show()
+    """
+    c = as_comparison(comparison)
+    if metric not in c.metrics:
+        raise InputError(f"metric {metric!r} is not in the comparison; its metrics are {', '.join(map(repr, c.metrics)) or 'none'}")
+    m = c.metrics[metric]
+    changes = c.changes[c.changes[col.METRIC] == metric]
+    values = np.concatenate([changes[col.BASE].to_numpy(float), changes[col.HEAD].to_numpy(float)])
+    if jitter is None:
+        jitter = 0.08 if len(values) and np.isin(values, (0.0, 1.0)).all() else 0.0
+    rng = np.random.default_rng(seed)
+    fig = go.Figure()
+    for direction, colour in (("improved", GOOD), ("regressed", BAD)):
+        part = changes[changes[col.DIRECTION] == direction]
+        base, head = part[col.BASE].to_numpy(float), part[col.HEAD].to_numpy(float)
+        if jitter:
+            base, head = base + rng.uniform(-jitter, jitter, len(base)), head + rng.uniform(-jitter, jitter, len(head))
+        fig.add_trace(go.Scatter(
+            x=base, y=head, mode="markers", name=f"{direction} ({len(part)})",
+            marker=dict(color=colour, size=8, opacity=0.75),
+            customdata=[[text(k, 12), text(i), b, h, d] for k, i, b, h, d in zip(
+                part[col.CASE_KEY], part[col.INPUT], part[col.BASE], part[col.HEAD], part[col.DELTA])],
+            hovertemplate=("<b>%{customdata[1]}</b><br>case %{customdata[0]}"
+                           "<br>base %{customdata[2]:.4g} → head %{customdata[3]:.4g} (Δ %{customdata[4]:+.4g})<extra></extra>"),
+        ))
+    finite = values[np.isfinite(values)]
+    low, high = (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 1.0)
+    pad = (high - low) * 0.05 + jitter or 0.5
+    fig.add_trace(go.Scatter(x=[low - pad, high + pad], y=[low - pad, high + pad], mode="lines", name="no change (head = base)",
+                             line=dict(color=NEUTRAL, dash="dash"), hoverinfo="skip"))
+    unchanged = m.n - m.improved - m.regressed
+    name = text(metric, 40)
+    fig.update_layout(
+        title=f"{name}{_arrow(m.higher_is_better)}: per-case scores · {m.improved} improved, {m.regressed} regressed, "
+              f"{unchanged} unchanged (not drawn) of {m.n} paired cases",
+        xaxis_title=_with_unit(f"base · {_side(c.base)} · {name}", metric),
+        yaxis_title=_with_unit(f"head · {_side(c.head)} · {name}", metric),
+        template="plotly_white", height=520, hovermode="closest",
+    )
+    return fig
+
+
+# -- score distributions --------------------------------------------------------------------------
+
+
+def _named_runs(run_or_runs: Any) -> dict[str, EvalRun]:
+    """Label → run for a run, a suite result, a path, a list of them, or a mapping name → run."""
+    if isinstance(run_or_runs, Mapping):
+        items = [(str(k), as_run(v, f"runs[{k!r}]")) for k, v in run_or_runs.items()]
+    elif isinstance(run_or_runs, (list, tuple)):
+        items = [(None, as_run(r, f"runs[{i}]")) for i, r in enumerate(run_or_runs)]
+    else:
+        items = [(None, as_run(run_or_runs, "run"))]
+    if not items:
+        raise InputError("plot_scores needs at least one run; got an empty collection")
+    labels: dict[str, EvalRun] = {}
+    for label, run in items:
+        label = label or run.name or run.run_id
+        if label in labels:
+            label = f"{label} · {run.run_id}"
+        labels[label] = run
+    return labels
+
+
+def _scores(run: EvalRun, metric: str, where: str) -> np.ndarray:
+    """Every score of ``metric`` in ``run`` (case × trial; latency, cost and token usage per case), NaN left out."""
+    scores = score_frame(run)
+    if metric not in set(scores[col.METRIC]):
+        have = ", ".join(map(repr, dict.fromkeys(scores[col.METRIC]))) or "none"
+        raise InputError(f"metric {metric!r} is not in {where}; its metrics are {have}")
+    values = scores.loc[scores[col.METRIC] == metric, col.SCORE].to_numpy(float)
+    return values[~np.isnan(values)]
+
+
+def _binary(arrays: Sequence[np.ndarray]) -> bool:
+    values = np.concatenate(arrays) if arrays else np.array([])
+    return bool(len(values)) and bool(np.isin(values, (0.0, 1.0)).all())
+
+
+def plot_scores(run_or_runs: Any, metric: str, *, confidence: float = 0.95) -> go.Figure:
+    """A metric's scores in one or several runs, side by side.
+
+    ``run_or_runs`` is a run, a suite result or a run-file path, a list of
+    them, or a mapping name → run (the names label the runs). A 0/1 metric is
+    drawn as pass-rate bars with Wilson intervals at ``confidence``; any other
+    metric as box plots (mean dashed) with every score as a point. Scores are
+    case × trial; missing (NaN) scores are left out.
+
+    >>> # plot_scores({"v1": "runs/a.json", "v2": "runs/b.json"}, "latency").show()
+    """
+    confidence = check_probability("confidence", confidence, open_interval=True)
+    runs = _named_runs(run_or_runs)
+    values = {label: _scores(run, metric, f"run {label!r}") for label, run in runs.items()}
+    higher = next((run.directions[metric] for run in runs.values() if metric in run.directions), None)
+    name = text(metric, 40) + _arrow(higher)
+    labels = [text(label, 40) for label in values]
+    fig = go.Figure()
+    if _binary(list(values.values())):
+        n = [len(v) for v in values.values()]
+        passed = [int(v.sum()) for v in values.values()]
+        rate = [p / k if k else math.nan for p, k in zip(passed, n)]
+        low, high = zip(*(wilson_interval(p, k, confidence=confidence) for p, k in zip(passed, n)))
+        fig.add_trace(go.Bar(
+            x=labels, y=rate, marker_color=ACCENT, name=name,
+            error_y=dict(type="data", symmetric=False, array=np.subtract(high, rate), arrayminus=np.subtract(rate, low)),
+            text=[f"{p}/{k}" for p, k in zip(passed, n)], textposition="inside", insidetextanchor="start",
+            customdata=np.column_stack([passed, n, low, high]),
+            hovertemplate=("%{x}<br>pass rate %{y:.3f} [%{customdata[2]:.3f}, %{customdata[3]:.3f}]"
+                           "<br>%{customdata[0]} of %{customdata[1]}<extra></extra>"),
+        ))
+        fig.update_layout(title=f"{name}: pass rate per run ({100 * confidence:g}% Wilson interval)",
+                          yaxis_title=f"pass rate of {name}", yaxis_range=[0, 1.05])
+    else:
+        for label, v in zip(labels, values.values()):
+            fig.add_trace(go.Box(y=v, name=label, boxmean=True, boxpoints="all" if len(v) <= 500 else "outliers",
+                                 jitter=0.4, pointpos=0, marker=dict(size=4, opacity=0.5), line_color=ACCENT,
+                                 hovertemplate="%{y:.4g}<extra>%{fullData.name}</extra>"))
+        fig.update_layout(title=f"{name}: scores per run", yaxis_title=_with_unit(name, metric), showlegend=False)
+    fig.update_layout(xaxis_title="run", template="plotly_white", height=460)
+    return fig
+
+
+# -- history --------------------------------------------------------------------------------------
+
+
+def _utc(started_at: str) -> datetime.datetime | None:
+    """``started_at`` as a naive UTC datetime (what a plotly date axis reads), or None."""
+    try:
+        moment = datetime.datetime.fromisoformat(started_at)
+    except (TypeError, ValueError):
+        return None
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    return moment
+
+
+def plot_history(store: Any, metric: str, name: str | None = None, *, confidence: float = 0.95,
+                 seed: int = 0) -> go.Figure:
+    """A metric's mean across the runs of a store, in time order (x = ``started_at``, UTC).
+
+    ``store`` is a :class:`RunStore` or its folder; ``name`` keeps only the
+    runs of that name. Each run name is one line. The interval is the Wilson
+    interval of the pass rate for a 0/1 metric, else a bootstrap interval of
+    the mean with this ``seed`` (so the chart is the same each time). Scores
+    are case × trial; runs without the metric are left out.
+
+    >>> # plot_history(RunStore("runs"), "exact_match", name="nightly").show()
+    """
+    confidence = check_probability("confidence", confidence, open_interval=True)
+    if isinstance(store, (str, os.PathLike)):
+        store = RunStore(store)
+    if not isinstance(store, RunStore):
+        raise InputError(f"store must be a RunStore or a folder path; got {describe(store)}")
+    everything = store.runs()
+    runs = [r for r in everything if name is None or r.name == name]
+    if not runs:
+        names = ", ".join(repr(n) for n in dict.fromkeys(r.name for r in everything)) or "none"
+        where = f"named {name!r} " if name is not None else ""
+        raise InputError(f"no run {where}in {store.path}; the run names there are {names}")
+    found: list[tuple[EvalRun, np.ndarray]] = []
+    seen_metrics: dict[str, None] = {}
+    for run in runs:
+        scores = score_frame(run)
+        seen_metrics.update(dict.fromkeys(scores[col.METRIC]))
+        values = scores.loc[scores[col.METRIC] == metric, col.SCORE].to_numpy(float)
+        values = values[~np.isnan(values)]
+        if len(values):
+            found.append((run, values))
+    if not found:
+        have = ", ".join(map(repr, seen_metrics)) or "none"
+        raise InputError(f"metric {metric!r} has no score in the runs; their metrics are {have}")
+    binary = _binary([v for _, v in found])
+    higher = next((r.directions[metric] for r, _ in found if metric in r.directions), None)
+    fig = go.Figure()
+    by_name: dict[str | None, list[tuple[EvalRun, np.ndarray]]] = {}
+    for run, values in found:
+        by_name.setdefault(run.name, []).append((run, values))
+    for run_name, group in by_name.items():
+        group.sort(key=lambda item: (_utc(item[0].started_at) or datetime.datetime.min, item[0].run_id))
+        label = text(run_name if run_name is not None else "(no name)", 40)
+        x, mean, low, high, data = [], [], [], [], []
+        for run, values in group:
+            interval = (wilson_interval(int(values.sum()), len(values), confidence=confidence) if binary
+                        else bootstrap_ci(values, confidence=confidence, seed=seed))
+            x.append(_utc(run.started_at))
+            mean.append(float(values.mean()))
+            low.append(interval.low)
+            high.append(interval.high)
+            data.append([text(run.run_id), len(values), interval.low, interval.high, label])
+        fig.add_trace(go.Scatter(
+            x=x, y=mean, mode="lines+markers", name=label,
+            error_y=dict(type="data", symmetric=False, array=np.subtract(high, mean), arrayminus=np.subtract(mean, low)),
+            customdata=data,
+            hovertemplate=("<b>%{customdata[4]}</b> · %{customdata[0]}<br>%{x|%Y-%m-%d %H:%M:%S} UTC"
+                           "<br>mean %{y:.4g} [%{customdata[2]:.4g}, %{customdata[3]:.4g}], n = %{customdata[1]}<extra></extra>"),
+        ))
+    what = "Wilson interval" if binary else "bootstrap CI"
+    label = text(metric, 40) + _arrow(higher)
+    fig.update_layout(
+        title=f"{label}: mean per run over time ({100 * confidence:g}% {what})",
+        xaxis_title="run started at (UTC)", yaxis_title=_with_unit(("pass rate of " if binary else "mean ") + label, metric),
+        template="plotly_white", height=460, hovermode="closest",
+    )
+    return fig
