@@ -22,9 +22,25 @@ Side = Literal["base", "head", "tie"]
 TestName = Literal["mcnemar", "mcnemar-exact", "t", "wilcoxon", "none"]
 
 
+class _Fields:
+    """Read a result's fields by name too (``info["run_id"]`` as ``info.run_id``), as issue 4 lists them."""
+
+    def __getitem__(self, name: str) -> Any:
+        if isinstance(name, str) and name in self.keys():
+            return getattr(self, name)
+        raise KeyError(name)
+
+    def keys(self) -> list[str]:
+        """The field names, so ``dict(result)`` works."""
+        return [f.name for f in dataclasses.fields(self)]  # type: ignore[arg-type]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.keys()
+
+
 @dataclasses.dataclass(frozen=True)
-class RunInfo:
-    """Which run a side of a comparison is."""
+class RunInfo(_Fields):
+    """Which run a side of a comparison is: ``run_id``, ``name``, ``started_at`` (also readable as ``info["run_id"]``)."""
 
     run_id: str | None
     name: str | None
@@ -32,7 +48,7 @@ class RunInfo:
 
 
 @dataclasses.dataclass(frozen=True)
-class MetricComparison:
+class MetricComparison(_Fields):
     """One metric compared on the paired cases.
 
     ``base`` and ``head`` are the means over the ``n`` pairs, ``difference``

@@ -48,7 +48,10 @@ def as_run(run: Any, name: str = "run") -> EvalRun:
 
 
 def score_frame(run: EvalRun) -> pd.DataFrame:
-    """The run's ``scores`` table plus per-case rows for latency, cost and token usage, and ``case_error``."""
+    """The run's ``scores`` table plus per-case rows for latency, cost and token usage, and ``case_error``.
+
+    A result with no score at all gets one row with ``metric`` None (NaN score), so its case still counts as run.
+    """
     results = run.results_frame
     frames = [run.scores]
     for metric in run.config.statistical_metrics:
@@ -59,6 +62,13 @@ def score_frame(run: EvalRun) -> pd.DataFrame:
                 values = values.mask(unknown)
             frames.append(results[[col.RUN_ID, col.CASE_KEY, col.OCCURRENCE, col.TRIAL]].assign(
                 **{col.METRIC: metric.name, col.SCORE: values.astype(float), col.ERROR: None}))
+    # A result without any score (a failed case written with "scores": []) still ran: keep its unit,
+    # with no metric, so it is paired (and its failure counted) rather than taken for a missing case.
+    ident = [col.CASE_KEY, col.OCCURRENCE, col.TRIAL]
+    scored = pd.MultiIndex.from_frame(pd.concat([f[ident] for f in frames], ignore_index=True))
+    bare = results[~pd.MultiIndex.from_frame(results[ident]).isin(scored)]
+    if len(bare):
+        frames.append(bare[[col.RUN_ID, *ident]].assign(**{col.METRIC: None, col.SCORE: float("nan"), col.ERROR: None}))
     scores = pd.concat(frames, ignore_index=True)
     failed = results.set_index([col.CASE_KEY, col.OCCURRENCE, col.TRIAL])[col.ERROR].notna()
     keys = pd.MultiIndex.from_frame(scores[[col.CASE_KEY, col.OCCURRENCE, col.TRIAL]])

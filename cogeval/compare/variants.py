@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import html
 import math
 import os
 import types
@@ -377,22 +378,25 @@ class Leaderboard:
         return "\n".join(lines)
 
     def plot(self, metric: str) -> Any:
-        """A plotly figure: each variant's score with its interval, best at the top."""
+        """A plotly figure: each variant's score with its interval, best at the top.
+
+        Variant, axis and metric names are escaped (plotly's labels read a few HTML tags).
+        """
         import plotly.graph_objects as go
 
         frame = self.leaderboard(metric)
         up = self.directions[metric]
         figure = go.Figure(go.Scatter(
-            x=frame[col.SCORE], y=frame[VARIANT], mode="markers",
+            x=frame[col.SCORE], y=[_label(v) for v in frame[VARIANT]], mode="markers",
             error_x={"type": "data", "symmetric": False, "array": frame[col.CI_HIGH] - frame[col.SCORE],
                      "arrayminus": frame[col.SCORE] - frame[col.CI_LOW]},
             customdata=frame[[col.N, RANK, RANK_LOW, RANK_HIGH]].to_numpy(),
             hovertemplate="%{y}: %{x:.4g} (n = %{customdata[0]}, rank %{customdata[1]}, "
                           "could be %{customdata[2]}–%{customdata[3]})<extra></extra>",
         ))
-        figure.update_yaxes(autorange="reversed", title_text=self.axis)
-        figure.update_xaxes(title_text=f"{metric} ({'higher' if up else 'lower'} is better)")
-        figure.update_layout(title_text=f"{metric} by {self.axis}, {1 - self.alpha:.0%} intervals")
+        figure.update_yaxes(autorange="reversed", title_text=_label(self.axis))
+        figure.update_xaxes(title_text=f"{_label(metric)} ({'higher' if up else 'lower'} is better)")
+        figure.update_layout(title_text=f"{_label(metric)} by {_label(self.axis)}, {1 - self.alpha:.0%} intervals")
         return figure
 
     @safe_html
@@ -408,6 +412,11 @@ class Leaderboard:
                 caption=caption, raw_columns=["vs_leader"],
             ))
         return "".join(marks) or html_table([], [VARIANT], caption=f"Leaderboard · axis: {self.axis} · no metrics")
+
+
+def _label(value: Any) -> str:
+    """User text for a plotly label: ``<``, ``>`` and ``&`` escaped (plotly.js does not decode ``&quot;``)."""
+    return html.escape(str(value), quote=False)
 
 
 def _mark(position: int, row: Mapping[str, Any]) -> str:

@@ -124,7 +124,7 @@ class Dataset(Sequence[Case]):
         _require_input_column("frame", frame)
         columns = [column for column in frame.columns if column not in _DERIVED]
         rows = (
-            (f"frame row {label!r}", {column: _present(record[column]) for column in columns})
+            (f"frame row {label!r}", {column: missing_to_none(record[column]) for column in columns})
             for label, record in zip(frame.index, frame[columns].to_dict("records"))
         )
         return cls(_cases(rows), name=name)
@@ -288,7 +288,7 @@ def _csv_record(where: str, row: Mapping[str, str]) -> dict[str, Any]:
     return record
 
 
-def _present(value: Any) -> Any:
+def missing_to_none(value: Any) -> Any:
     """``None`` for a missing frame cell (None, NaN, pd.NA, NaT), else the value."""
     if value is None or value is pd.NA or value is pd.NaT:
         return None

@@ -53,7 +53,7 @@ from cogeval import _columns as col
 from cogeval._check import check_json_metadata, describe
 from cogeval._html import badge, html_table, key_value_table, safe_html
 from cogeval.data.case import FIELDS, Case
-from cogeval.data.dataset import Dataset
+from cogeval.data.dataset import Dataset, missing_to_none
 from cogeval.data.jsonable import jsonable
 from cogeval.data.run_id import check_run_id, iso_utc, new_run_id, utc_now
 from cogeval.errors import InputError
@@ -404,6 +404,31 @@ class EvalRun(_Record):
                 ) from None
         return value
 
+    @model_validator(mode="before")
+    @classmethod
+    def _number_repeats(cls, data: Any) -> Any:
+        """A result without ``occurrence`` (a file from another implementation) is numbered by order of appearance.
+
+        Otherwise every copy of a repeated case would be occurrence 0 and be paired as one case.
+        """
+        results = data.get("results") if isinstance(data, dict) else None
+        if not isinstance(results, list) or not any(
+            isinstance(r, dict) and "occurrence" not in r for r in results
+        ):
+            return data
+        seen: dict[tuple[Any, Any], int] = {}
+        numbered = []
+        for r in results:
+            if isinstance(r, dict):
+                ident = (r.get("caseKey", r.get("case_key")), r.get("trial", 0))
+                if isinstance(ident[0], str) and isinstance(ident[1], int):  # else let validation name the field
+                    count = seen.get(ident, 0)
+                    seen[ident] = count + 1
+                    if "occurrence" not in r:
+                        r = {**r, "occurrence": count}
+            numbered.append(r)
+        return {**data, "results": numbered}
+
     @model_validator(mode="after")
     def _derive(self) -> EvalRun:
         if self.dataset is None:
@@ -587,7 +612,7 @@ class EvalRun(_Record):
         metrics: dict[str, None] = dict.fromkeys(metric_columns)
         for label, row in zip(frame.index, frame.to_dict("records")):
             where = f"row {label!r}"
-            row = {k: _missing_to_none(v) for k, v in row.items()}
+            row = {k: missing_to_none(v) for k, v in row.items()}
             key, case = _row_case(where, row)
             ident = (key, _row_count(where, row, col.OCCURRENCE), _row_count(where, row, col.TRIAL))
             result = results.get(ident)
@@ -657,14 +682,6 @@ _RESULT_FIELDS = (col.OUTPUT, col.ERROR, col.DURATION_S, col.INPUT_TOKENS, col.O
 _FRAME_KNOWN = frozenset({col.RUN_ID, col.CASE_KEY, col.OCCURRENCE, col.TRIAL, *FIELDS, *_RESULT_FIELDS})
 
 
-def _missing_to_none(value: Any) -> Any:
-    if value is None or value is pd.NA or value is pd.NaT:
-        return None
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value
-
-
 def _row_case(where: str, row: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     fields = {f: row.get(f) for f in FIELDS if row.get(f) is not None}
     key = row.get(col.CASE_KEY)
@@ -723,6 +740,8 @@ def _number(where: str, value: Any, *, wide: bool = False) -> float:
     if isinstance(value, (Real, bool)):
         return float(value)
     if isinstance(value, str):
+        if not value.strip():
+            return math.nan  # an empty cell of a CSV read as text
         try:
             return float(value.strip())
         except ValueError:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -20,7 +21,7 @@ from cogeval.data.run_id import iso_utc, new_run_id, utc_now
 from cogeval.errors import InputError
 from cogeval.evaluate.result import CaseResult, EvalSuiteResult, run_stats
 from cogeval.execution import as_target, run_cases, run_sync
-from cogeval.scoring import JudgeConfig, Metric, Score
+from cogeval.scoring import JudgeConfig, Metric, Score, StatisticalMetric
 from cogeval.stats import aggregate
 
 __all__ = ["EvalSuite"]
@@ -37,13 +38,36 @@ def as_dataset(dataset: Any) -> Dataset:
     raise InputError(f"dataset must be a Dataset or a list of cases or records; got {describe(dataset)}")
 
 
+_HINTS = {
+    "metrics": "per-case metrics such as exact_match() or ones made with metric(...)",
+    "statistical_metrics": "run-level metrics such as latency(), cost() or token_usage()",
+}
+
+
+def _not_a_list(items: Any) -> bool:
+    """True for a single item (a metric, an assertion, a string) where a list of them is expected."""
+    return isinstance(items, (str, bytes, dict)) or not isinstance(items, Iterable) or hasattr(items, "name")
+
+
+def _is_kind(kind: str, m: Any) -> bool:
+    if kind == "metrics":
+        return isinstance(m, Metric) or (callable(getattr(m, "ascore", None)) and not isinstance(m, StatisticalMetric))
+    return isinstance(m, StatisticalMetric) or (callable(getattr(m, "compute", None)) and not isinstance(m, Metric))
+
+
 def _unique_names(kind: str, metrics: Iterable[Any]) -> list[Any]:
+    if _not_a_list(metrics):
+        raise InputError(f"{kind} must be a list of {_HINTS[kind]}; got {describe(metrics)}")
     metrics = list(metrics)
     seen: set[str] = set()
-    for m in metrics:
+    for index, m in enumerate(metrics):
         name = getattr(m, "name", None)
         if not isinstance(name, str):
             raise InputError(f"{kind} must hold metrics (made with metric(...) or the built-ins); got {describe(m)}")
+        if not _is_kind(kind, m):
+            other = "statistical_metrics" if kind == "metrics" else "metrics"
+            hint = f" (it belongs in {other}=)" if _is_kind(other, m) else ""
+            raise InputError(f"{kind}[{index}] must be one of the {_HINTS[kind]}; got {describe(m)}{hint}")
         if name in seen:
             raise InputError(f"{kind} has two metrics named {name!r}; give one of them another name")
         seen.add(name)
@@ -87,7 +111,18 @@ class EvalSuite:
         if judge is not None and not isinstance(judge, JudgeConfig):
             raise InputError(f"judge must be a JudgeConfig(model=...) or None; got {describe(judge)}")
         self.judge = judge
+        if _not_a_list(assertions):
+            raise InputError(
+                "assertions must be a list of threshold(...), no_regression(...) or assertion(...); "
+                f"got {describe(assertions)}"
+            )
         self.assertions = list(assertions)
+        for index, item in enumerate(self.assertions):
+            if not callable(getattr(item, "check", None)):
+                raise InputError(
+                    f"assertions[{index}] must be made with threshold(...), no_regression(...) or assertion(...); "
+                    f"got {describe(item)}"
+                )
         self.concurrency = check_positive_int("concurrency", concurrency)
         self.timeout = check_positive_number("timeout", timeout)
         self.retries = check_positive_int("retries", retries, minimum=0)
@@ -150,7 +185,7 @@ class EvalSuite:
 
     def _result(self, results: list[CaseResult], started: Any, duration: float) -> EvalSuiteResult:
         aggregated = {m.name: aggregate([r.scores[m.name].value for r in results]) for m in self.metrics}
-        aggregated.update({m.name: m.compute(results) for m in self.statistical_metrics})
+        aggregated.update({m.name: _run_level(m, results) for m in self.statistical_metrics})
         directions = {m.name: m.higher_is_better for m in self.metrics + self.statistical_metrics}
         checks = [a.check(aggregated, directions) for a in self.assertions]
         judge_metrics = {m.name for m in self.metrics if getattr(m, "requires_judge", False)}
@@ -180,6 +215,15 @@ class EvalSuite:
             "timeoutS": self.timeout,
             "retries": self.retries,
         }
+
+
+def _run_level(metric: Any, results: list[CaseResult]) -> Any:
+    """A statistical metric's aggregate; one that fails gives NaN fields and a warning, never a lost run."""
+    try:
+        return metric.compute(results)
+    except Exception as error:  # the target calls are done: keep every result
+        warnings.warn(f"statistical metric {metric.name!r} failed, its aggregate is NaN: {error}", RuntimeWarning, stacklevel=4)
+        return aggregate([])
 
 
 class _ProgressBar:

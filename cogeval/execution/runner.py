@@ -92,6 +92,12 @@ async def _run_one(target: Target, case: Case, timeout: float, retries: int, bac
         except TimeoutError as exc:
             error = exc
             text = f"Timed out after {timeout:g} s" if deadline.expired() else error_text(exc)
+        except asyncio.CancelledError as exc:
+            task = asyncio.current_task()
+            if task is None or task.cancelling():  # the run itself is being cancelled
+                raise
+            error = exc  # the target raised CancelledError on its own: a failure of this case only
+            text = error_text(exc)
         except Exception as exc:  # noqa: BLE001 - recorded on the outcome
             error = exc
             text = error_text(exc)

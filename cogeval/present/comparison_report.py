@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import math
 import pathlib
 from collections.abc import Callable, Sequence
@@ -29,6 +28,7 @@ from typing import Any
 from cogeval._check import check_choice
 from cogeval._files import write_text_atomic
 from cogeval._html import format_value
+from cogeval.compare.engine import short_input
 from cogeval.errors import InputError
 from cogeval.present.markdown import markdown_cell, markdown_table
 
@@ -49,6 +49,7 @@ def report_comparison(comparison: Any, kind: str | Sequence[str] = "console", pa
     trailing ``.md``/``.html`` on ``path`` is dropped first; folders are created;
     writes are atomic. Returns the paths written.
     """
+    comparison = _run_comparison(comparison)
     kinds = [kind] if isinstance(kind, str) else list(kind)
     if not kinds:
         raise InputError(f"kind must name at least one report of {', '.join(map(repr, KINDS))}; got an empty list")
@@ -68,6 +69,14 @@ def report_comparison(comparison: Any, kind: str | Sequence[str] = "console", pa
                 text = comparison_html(comparison, figure_html=forest_plot_html(comparison))
             written.append(str(write_text_atomic(pathlib.Path(stem + KINDS[k]), text)))
     return written
+
+
+def _run_comparison(comparison: Any) -> Any:
+    """The :class:`~cogeval.RunComparison` to report: an ``EvalComparison`` result holds it as ``.comparison``."""
+    from cogeval.compare.result import RunComparison
+
+    inner = getattr(comparison, "comparison", None)
+    return inner if isinstance(inner, RunComparison) else comparison
 
 
 # --- formatting, shared by the three reports -------------------------------------------------
@@ -102,16 +111,14 @@ def _float(value: Any) -> float:
 
 
 def shorten(value: Any, limit: int = 80) -> str:
-    """One line of at most ``limit`` characters; non-text values as JSON.
+    """One line of at most ``limit`` characters (see :func:`short_input`); missing as ``–``.
 
-    >>> shorten("What  is\\n 2+2?"), shorten({"q": "x" * 20}, limit=10)
-    ('What is 2+2?', '{"q": "xx…')
+    >>> shorten("What  is\\n 2+2?"), shorten(float("nan"))
+    ('What is 2+2?', '–')
     """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return short_input(value, limit)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -194,7 +201,7 @@ def comparison_markdown(comparison: Any) -> str:
     At most 10 cases per metric and direction are listed; every cell goes
     through :func:`markdown_cell`, so case text cannot break a table or inject HTML.
     """
-    c = comparison
+    c = _run_comparison(comparison)
     lead, rest = _verdict(c, markdown_cell)
     sides = [
         {"": side, "run": _run_label(info), "run_id": info.run_id or "–", "started_at": info.started_at or "–"}
@@ -264,7 +271,7 @@ def comparison_html(comparison: Any, *, figure_html: str | None = None) -> str:
     Every value is escaped by jinja2 autoescape. ``figure_html`` is a *trusted*
     HTML fragment (the forest plot) placed after the metric table; ``None`` adds nothing.
     """
-    c = comparison
+    c = _run_comparison(comparison)
     lead, rest = _verdict(c)
     wins = sum(m.winner == "head" for m in c.metrics.values())
     losses = sum(m.winner == "base" for m in c.metrics.values())
@@ -285,6 +292,7 @@ def forest_plot_html(comparison: Any) -> str | None:
     It carries the installed plotly's ``plotly.min.js`` inline (no URL, no
     MathJax), so the page draws the chart offline; ``None`` when no metric was compared.
     """
+    comparison = _run_comparison(comparison)
     if not comparison.metrics:
         return None
     from cogeval.present.notebook import figure_html
@@ -306,7 +314,7 @@ def print_comparison(comparison: Any) -> None:
     console = Console(highlight=False)
     if not console.is_terminal:
         console = Console(highlight=False, width=160)
-    c = comparison
+    c = _run_comparison(comparison)
     lead, rest = _verdict(c)
     style = {"head regressed": "bold red", "mixed result": "bold yellow", "head wins": "bold green"}.get(lead, "bold")
     console.print(Text.assemble((lead, style), rest))

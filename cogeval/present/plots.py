@@ -57,8 +57,16 @@ _SUFFIX_UNITS = (("_s", "s"), ("_usd", "USD"), ("_tokens", "tokens"))
 
 
 def text(value: Any, width: int = 80) -> str:
-    """One escaped line of at most ``width`` characters, safe inside plotly labels and hover text."""
-    return html.escape(short_input(value, width) or "", quote=True)
+    """One escaped line of at most ``width`` characters, safe inside plotly labels and hover text.
+
+    ``<``, ``>`` and ``&`` are escaped; quotes are not: plotly.js decodes only a few named entities
+    (``&lt;``, ``&gt;``, ``&amp;``...), so ``&quot;`` would show literally, and a quote cannot start
+    anything once ``<`` is escaped.
+
+    >>> text('<b>"2" & 3</b>')
+    '&lt;b&gt;"2" &amp; 3&lt;/b&gt;'
+    """
+    return html.escape(short_input(value, width) or "", quote=False)
 
 
 def unit(metric: str) -> str | None:
@@ -246,7 +254,7 @@ def _scores(run: EvalRun, metric: str, where: str) -> np.ndarray:
     """Every score of ``metric`` in ``run`` (case × trial; latency, cost and token usage per case), NaN left out."""
     scores = score_frame(run)
     if metric not in set(scores[col.METRIC]):
-        have = ", ".join(map(repr, dict.fromkeys(scores[col.METRIC]))) or "none"
+        have = ", ".join(map(repr, dict.fromkeys(scores[col.METRIC].dropna()))) or "none"
         raise InputError(f"metric {metric!r} is not in {where}; its metrics are {have}")
     values = scores.loc[scores[col.METRIC] == metric, col.SCORE].to_numpy(float)
     return values[~np.isnan(values)]
@@ -341,7 +349,7 @@ def plot_history(store: Any, metric: str, name: str | None = None, *, confidence
     seen_metrics: dict[str, None] = {}
     for run in runs:
         scores = score_frame(run)
-        seen_metrics.update(dict.fromkeys(scores[col.METRIC]))
+        seen_metrics.update(dict.fromkeys(scores[col.METRIC].dropna()))
         values = scores.loc[scores[col.METRIC] == metric, col.SCORE].to_numpy(float)
         values = values[~np.isnan(values)]
         if len(values):

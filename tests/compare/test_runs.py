@@ -136,6 +136,25 @@ def test_errors_count_zero_and_both_errored_cases_are_left_out():
     assert m.p_value == pytest.approx(mcnemar([[0, 2], [3, 0]], exact=True).pvalue)
 
 
+def test_a_failed_case_written_without_scores_is_paired_not_taken_for_added():
+    # another implementation may write a failed case as {"error": ..., "scores": []}
+    def hand(run_id, scores, errors):
+        return EvalRun.model_validate({
+            "runId": run_id, "startedAt": "2026-01-01T00:00:00Z", "finishedAt": "2026-01-01T00:00:00Z",
+            "results": [{"caseKey": f"k{i}", "case": {"input": f"q{i}"}, "error": e,
+                         "scores": [] if e else [{"metric": "m", "score": s}]}
+                        for i, (s, e) in enumerate(zip(scores, errors))]})
+
+    base = hand("20260101T000000000Z-00000001", [1, 0, 0, 1, 0, 0], [None, None, "boom", None, "boom", None])
+    head = hand("20260101T000000000Z-00000002", [1, 1, 1, 1, 0, 1], [None, None, None, None, "boom", None])
+    c = compare_runs(base, head, seed=0)
+    m = c.metrics["m"]
+    # k2: base failed → 0 against head 1; k4: both failed → left out. 5 pairs, b = 0, c = 3: binom.test(0, 3)
+    assert (c.matched, c.added, c.removed, m.n) == (6, 0, 0, 5)
+    assert (m.base, m.head) == pytest.approx((0.4, 1.0))
+    assert m.p_value == pytest.approx(2 * sps.binom.cdf(0, 3, 0.5))
+
+
 def test_a_hand_written_run_without_metric_config_compares_higher_is_better():
     def hand(run_id, scores):
         return EvalRun.model_validate({
@@ -147,6 +166,24 @@ def test_a_hand_written_run_without_metric_config_compares_higher_is_better():
     head = hand("20260101T000000000Z-00000002", [0.9, 0.8, 0.9, 0.7, 0.9, 0.8])
     m = compare_runs(base, head, seed=0).metrics["helpful"]
     assert m.higher_is_better is True and m.winner == "head" and m.test == "t"
+
+
+def test_hand_written_repeated_cases_without_occurrence_pair_copy_by_copy():
+    # q0 is run twice; the files leave out occurrence (only caseKey and case are required).
+    def hand(run_id, scores):
+        keys = ["k0", "k1", "k0", "k2"]
+        return EvalRun.model_validate({
+            "runId": run_id, "startedAt": "2026-01-01T00:00:00Z", "finishedAt": "2026-01-01T00:00:00Z",
+            "results": [{"caseKey": k, "case": {"input": k}, "scores": [{"metric": "m", "score": s}]}
+                        for k, s in zip(keys, scores)]})
+
+    c = compare_runs(hand("20260101T000000000Z-00000001", [1, 0, 0, 1]),
+                     hand("20260101T000000000Z-00000002", [1, 1, 1, 1]), seed=0)
+    m = c.metrics["m"]
+    # 4 pairs, b = 0, c = 2 (k1 and the second k0): R binom.test(0, 2) gives p = 0.5
+    assert (c.matched, m.n, m.test) == (4, 4, "mcnemar-exact")
+    assert m.p_value == pytest.approx(2 * sps.binom.cdf(0, 2, 0.5))
+    assert (m.base, m.head, m.improved) == (0.5, 1.0, 2)
 
 
 # -- latency, cost and tokens from suite runs -------------------------------------------------------------
@@ -347,3 +384,18 @@ def test_changes_show_the_turns_of_a_multi_turn_case():
 
     changes = compare_runs(run(B, 0.2), run(H, 0.9), seed=0).changes
     assert changes["input"].tolist() == ['["hi", "what is\\n2+2?"]']  # JSON text, so still one line
+
+
+def test_fields_read_as_issue_4_lists_them(pair):
+    # base/head are {run_id, name, started_at}; metrics per metric: base, head, n, ..., ci (low, high)
+    base, head = pair
+    c = compare_runs(base, head, seed=7)
+    assert c.base.run_id == c.base["run_id"] == base.run_id
+    assert dict(c.head) == {"run_id": head.run_id, "name": "head", "started_at": head.started_at}
+    m = c.metrics["quality"]
+    assert m["p_value"] == m.p_value and m["ci"].low == m.ci.low == m.ci[0]
+    low, high = m["ci"]
+    assert (low, high) == (m.ci.low, m.ci.high) and "adjusted_p_value" in m and "nope" not in m
+    with pytest.raises(KeyError):
+        c.base["nope"]
+    assert isinstance(c.matched, int) and list(c.added_cases) == [] and c.added == c.removed == 0

@@ -329,3 +329,14 @@ def test_plot_shows_scores_with_intervals(tied):
     np.testing.assert_allclose(trace.error_x.array, frame["ci_high"] - frame["score"])
     np.testing.assert_allclose(trace.error_x.arrayminus, frame["score"] - frame["ci_low"])
     assert figure.layout.yaxis.autorange == "reversed"
+
+
+def test_plot_escapes_variant_axis_and_metric_names_for_plotly():
+    # plotly's labels read <b>, <a>...; plotly.js decodes &lt; &gt; &amp; but not &quot;, so quotes stay as they are
+    board = run_variants(DATA, Variants({'<b>"v1"</b>': echo, "plain": zero}, axis="<i>prompt</i>"),
+                         [exact_match()], progress=False)
+    figure = board.plot("exact_match")
+    assert list(figure.data[0].y) == ['&lt;b&gt;"v1"&lt;/b&gt;', "plain"]
+    assert figure.layout.yaxis.title.text == "&lt;i&gt;prompt&lt;/i&gt;"
+    assert figure.layout.title.text == "exact_match by &lt;i&gt;prompt&lt;/i&gt;, 95% intervals"
+    assert "<b>" not in figure.to_json() and "&quot;" not in figure.to_json()

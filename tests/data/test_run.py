@@ -374,3 +374,17 @@ def test_from_frame_wide_error_explains_the_rule():
         "context, cost_usd, duration_s, error, expected, input, input_tokens, metadata, occurrence, output, "
         "output_tokens, run_id, trace_id, trial, turns holds a metric's scores)"
     )
+
+
+def test_from_frame_reads_blank_text_cells_as_nan():
+    # a CSV read as text (dtype=str, keep_default_na=False) has '' for its empty cells
+    import io
+
+    text = "input,metric,score\nx,m,1\ny,m, \nx,n,0.5\ny,n,\n"
+    frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    run = EvalRun.from_frame(frame)
+    scores = run.scores.set_index(["metric", "case_key"])["score"]  # noqa: PD013
+    x, y = Case("x").key, Case("y").key
+    assert (scores["m", x], scores["n", x]) == (1.0, 0.5)
+    assert math.isnan(scores["m", y]) and math.isnan(scores["n", y])
+    assert (run.aggregated["m"].count, run.aggregated["m"].missing) == (1, 1)

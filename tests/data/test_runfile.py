@@ -343,3 +343,19 @@ def test_the_documented_example_file_is_a_valid_run_file(tmp_path):
     assert run.to_dict() == json.loads(example)
     assert run.fingerprint == run.to_dataset().fingerprint
     assert [r.case_key for r in run.results] == [r.case.to_case().key for r in run.results]
+
+
+def test_results_without_occurrence_number_repeated_cases_in_order(tmp_path):
+    # The format only requires caseKey and case; a file from another implementation may leave out
+    # occurrence. Repeated cases must still be told apart (0, 1, ... by order), not all read as 0.
+    data = minimal()
+    first = data["results"][0]
+    other = {**first, "caseKey": "k-other", "case": {"input": "other"}}
+    data["results"] = [first, other, {**first, "output": "5"}, {**first, "trial": 1}, {**first, "trial": 1}]
+    run = load_run(write_json(tmp_path, data))
+    assert [(r.case_key[:6], r.occurrence, r.trial) for r in run.results] == [
+        ("990ca8", 0, 0), ("k-othe", 0, 0), ("990ca8", 1, 0), ("990ca8", 0, 1), ("990ca8", 1, 1)]
+    assert run.cases_frame["occurrence"].tolist() == [0, 0, 1]
+    # an explicit occurrence is kept as written
+    data["results"] = [{**first, "occurrence": 3}, {**first, "occurrence": 5}]
+    assert [r.occurrence for r in load_run(write_json(tmp_path, data)).results] == [3, 5]

@@ -132,6 +132,17 @@ def test_run_identity_and_metadata():
         ({"trials": 0}, "^trials must be an integer >= 1; got 0$"),
         ({"metrics": [exact_match(), exact_match()]}, "^metrics has two metrics named 'exact_match'; give one of them another name$"),
         ({"metrics": [exact_match], }, "^metrics must hold metrics"),
+        # A metric of the wrong kind, or a single item for a list, is refused before any case runs
+        # (it used to fail with AttributeError/TypeError only after every target call).
+        ({"metrics": [latency()]}, r"^metrics\[0\] must be one of the per-case metrics such as exact_match\(\) or ones "
+         r"made with metric\(\.\.\.\); got StatisticalMetric\('latency'\) \(it belongs in statistical_metrics=\)$"),
+        ({"statistical_metrics": [exact_match()]}, r"^statistical_metrics\[0\] must be one of the run-level metrics "
+         r"such as latency\(\), cost\(\) or token_usage\(\); got Metric\('exact_match', case_sensitive=False\) "
+         r"\(it belongs in metrics=\)$"),
+        ({"metrics": exact_match()}, r"^metrics must be a list of per-case metrics"),
+        ({"assertions": threshold("exact_match", 0.5)}, r"^assertions must be a list of threshold\(\.\.\.\)"),
+        ({"assertions": [lambda aggregated: True]}, r"^assertions\[0\] must be made with threshold\(\.\.\.\), "
+         r"no_regression\(\.\.\.\) or assertion\(\.\.\.\); got <function"),
         ({"metadata": {"when": object()}}, r"^metadata\['when'\] must be a JSON value"),
         ({"metadata": {"score": math.inf}}, r"^metadata\['score'\] must be a finite number"),
     ],
@@ -156,3 +167,17 @@ def test_progress_bar_counts_every_case(capsys):
     suite(progress=True, name="calc").run()
     err = capsys.readouterr().err
     assert "calc" in err and "4/4" in err
+
+
+def test_a_failing_statistical_metric_keeps_every_result():
+    from cogeval.scoring import StatisticalMetric
+
+    def broken(outcome):
+        raise ZeroDivisionError("no tokens")
+
+    with pytest.warns(RuntimeWarning, match="statistical metric 'per_token' failed, its aggregate is NaN: "):
+        result = suite(metrics=[exact_match()], statistical_metrics=[StatisticalMetric("per_token", broken)],
+                       assertions=[threshold("per_token", 1.0)]).run()
+    assert result.stats.total == 4 and result.aggregated["exact_match"].mean == 0.5
+    assert result.aggregated["per_token"].count == 0 and math.isnan(result.aggregated["per_token"].mean)
+    assert not result.assertions[0].passed

@@ -114,6 +114,19 @@ def test_exceptions_become_errors_and_never_lose_other_cases():
     assert [(o.output, o.error) for o in outcomes] == [("q0", None), ("", "RuntimeError: boom"), ("q2", None)]
 
 
+def test_a_target_raising_cancelled_error_fails_its_case_only():
+    # A target whose own code raises CancelledError (not a cancellation of the run)
+    # is a failed case, as any other exception: the run finishes and loses nothing.
+    async def target(text):
+        if text == "q1":
+            raise asyncio.CancelledError()
+        return text.upper()
+
+    outcomes = run(cases(3), target, retries=1)
+    assert [(o.output, o.error, o.attempts) for o in outcomes] == [
+        ("Q0", None, 1), ("", "CancelledError", 2), ("Q2", None, 1)]
+
+
 def test_wrong_return_type_is_an_error_and_not_retried():
     calls = []
 

@@ -266,3 +266,18 @@ def test_reports_without_changes_or_warnings():
     page = comparison_html(_comparison([metric], winner="tie"))
     assert "<details" not in page and "warnings" not in page.split("</style>")[1]
     assert "Regressed" not in comparison_markdown(_comparison([metric], winner="tie"))
+
+
+def test_an_eval_comparison_result_is_reported_like_its_run_comparison(tmp_path, capsys):
+    # issue 4 §6: report_comparison (and comparison_markdown / comparison_html) take both result kinds.
+    from cogeval import EvalComparison, exact_match
+
+    data = [{"input": str(i), "expected": str(i)} for i in range(30)]
+    result = EvalComparison(data, targets={"baseline": lambda q: "0", "challenger": lambda q: q},
+                            metrics=[exact_match()], progress=False, seed=0).run()
+    assert comparison_markdown(result) == comparison_markdown(result.comparison)
+    assert "head wins" in comparison_markdown(result)
+    assert comparison_html(result) == comparison_html(result.comparison)
+    written = report_comparison(result, ["console", "markdown", "html"], tmp_path / "both.md")
+    assert [p.rsplit("/", 1)[-1] for p in written] == ["both.md", "both.html"]
+    assert "exact_match" in capsys.readouterr().out

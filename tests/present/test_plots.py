@@ -235,6 +235,28 @@ def test_history_escapes_run_names(tmp_path):
     assert fig.data[0].name == ESCAPED and fig.data[0].customdata[0][4] == ESCAPED and no_raw_script(fig)
 
 
+def test_quotes_in_case_text_show_as_quotes_not_entities():
+    # plotly.js decodes &lt; &gt; &amp; and numeric entities in labels and hover text, but not &quot;:
+    # an input such as: what does "foo" mean? must not show as &quot;foo&quot;
+    import pandas as pd
+
+    from cogeval import EvalRun
+
+    def run(scores, name):
+        inputs = [f'say "{i}" & <b>{i}</b>' for i in range(4)]
+        return EvalRun.from_frame(pd.DataFrame({"input": inputs, 'q "x"': scores}), name=name)
+
+    comparison = compare_runs(run([0.1, 0.2, 0.3, 0.4], 'run "a"'), run([0.3, 0.1, 0.5, 0.4], "b"), seed=0)
+    changes = plot_changes(comparison, 'q "x"')
+    assert changes.data[0].customdata[0][1] == 'say "0" &amp; &lt;b&gt;0&lt;/b&gt;'
+    forest = plot_comparison(comparison)
+    assert forest.data[0].y == ('q "x" ↑',) and 'run "a" (base)' in forest.layout.title.text
+    scores = plot_scores({'run "a"': run([1.0, 0.5, 0.25, 0.0], "x")}, 'q "x"')
+    assert scores.data[0].name == 'run "a"'
+    for fig in (changes, forest, scores):
+        assert "&quot;" not in fig.to_json() and no_raw_script(fig)
+
+
 # -- display bundle and lazy names -----------------------------------------------------------------
 
 
