@@ -47,8 +47,7 @@ from cogeval.data.jsonable import jsonable
 from cogeval.data.run_id import check_run_id, iso_utc, new_run_id, utc_now
 from cogeval.errors import InputError, RunFileError
 from cogeval.execution import run_cases, run_sync
-from cogeval.execution.target import input_text
-from cogeval.scoring.judge import JudgeConfig, JudgeError, JudgeUsage, json_candidates
+from cogeval.scoring.judge import JudgeConfig, JudgeError, JudgeUsage, json_candidates, prompt_text
 from cogeval.stats import Interval, cohen_kappa, mcnemars_test
 from cogeval.stats.result import StatResult
 
@@ -264,14 +263,6 @@ def parse_preference(text: Any) -> Preference:
     raise JudgeError(f"judge answer has no winner {_EXPECTED_ANSWER}: {describe(text)}")
 
 
-def _text(value: Any) -> str:
-    if value is None:
-        return "N/A"
-    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-        return "\n\n".join(value)
-    return input_text(value)
-
-
 class PairwiseJudge(Comparator):
     """An LLM judge that picks the better of two responses; see :func:`pairwise_judge`."""
 
@@ -309,7 +300,7 @@ class PairwiseJudge(Comparator):
         given = case.input if case.input is not None else case.turns
         sections = {"input": given, "context": case.context, "expected": case.expected,
                     "response_1": response_1, "response_2": response_2}
-        body = "\n".join(f"<{tag}>\n{_text(value)}\n</{tag}>" for tag, value in sections.items())
+        body = "\n".join(f"<{tag}>\n{prompt_text(value)}\n</{tag}>" for tag, value in sections.items())
         prompt = (
             "Compare the two responses below.\n"
             f"Criterion: {self.criterion}\n"

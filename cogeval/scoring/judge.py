@@ -420,7 +420,7 @@ class JudgeMetric(Metric):
             "expected": getattr(case, "expected", None),
             "response": output,
         }
-        body = "\n".join(f"<{tag}>\n{_text(value)}\n</{tag}>" for tag, value in sections.items())
+        body = "\n".join(f"<{tag}>\n{prompt_text(value)}\n</{tag}>" for tag, value in sections.items())
         prompt = (
             f"Evaluate the response below for: {self.name}.\n"
             f"Criterion: {self.rubric}\n"
@@ -503,7 +503,8 @@ def _checked_scale(name: str, scale: Any) -> tuple[float, float]:
     return float(scale[0]), float(scale[1])
 
 
-def _text(value: Any) -> str:
+def prompt_text(value: Any) -> str:
+    """A case field as prompt text: ``N/A`` when absent, a list of passages one per paragraph."""
     if value is None:
         return "N/A"
     if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):

@@ -111,11 +111,31 @@ def _check_direction(higher_is_better: Any) -> bool:
     return bool(higher_is_better)
 
 
-def _format_params(params: Mapping[str, Any]) -> str:
-    return "".join(f", {k}={v!r}" for k, v in params.items())
+class Described:
+    """What every metric shares: ``name``, ``higher_is_better``, ``params``, ``kind``, how it describes itself."""
+
+    name: str
+    higher_is_better: bool
+    params: dict[str, Any]
+    kind: str
+    default_direction = True  # the direction ``repr`` leaves unsaid
+
+    def describe(self) -> dict[str, Any]:
+        """What made this metric, as JSON for the run file: name, direction, params, kind."""
+        return {
+            "name": self.name,
+            "higher_is_better": self.higher_is_better,
+            "params": dict(self.params),
+            "kind": self.kind,
+        }
+
+    def __repr__(self) -> str:
+        params = "".join(f", {k}={v!r}" for k, v in self.params.items())
+        direction = "" if self.higher_is_better == self.default_direction else f", higher_is_better={self.higher_is_better}"
+        return f"{type(self).__name__}({self.name!r}{params}{direction})"
 
 
-class Metric:
+class Metric(Described):
     """A named, directed per-case metric; call :meth:`score` or ``await`` :meth:`ascore`.
 
     ``fn(output, case)`` may return a number (bools become 1.0/0.0), a
@@ -231,19 +251,6 @@ class Metric:
         copy = object.__new__(type(self))
         copy.__dict__.update(self.__dict__, name=name, params=dict(self.params))
         return copy
-
-    def describe(self) -> dict[str, Any]:
-        """What made this metric, as JSON for the run file: name, direction, params, kind."""
-        return {
-            "name": self.name,
-            "higher_is_better": self.higher_is_better,
-            "params": dict(self.params),
-            "kind": self.kind,
-        }
-
-    def __repr__(self) -> str:
-        direction = "" if self.higher_is_better else ", higher_is_better=False"
-        return f"{type(self).__name__}({self.name!r}{_format_params(self.params)}{direction})"
 
 
 def metric(name: str, higher_is_better: bool = True, **params: Any) -> Callable[[Callable[..., Any]], Metric]:

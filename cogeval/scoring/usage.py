@@ -21,7 +21,7 @@ from typing import Any
 from cogeval import _columns as col
 from cogeval._check import describe as _short
 from cogeval.errors import InputError
-from cogeval.scoring.metric import _check_direction, _format_params, check_metric_name, check_params
+from cogeval.scoring.metric import Described, _check_direction, check_metric_name, check_params
 from cogeval.stats import Aggregate, aggregate
 
 __all__ = ["StatisticalMetric", "cost", "latency", "token_usage"]
@@ -34,7 +34,7 @@ def _number(value: Any) -> float:
     return math.nan
 
 
-class StatisticalMetric:
+class StatisticalMetric(Described):
     """A run-level metric: ``value(outcome)`` per case, summarised by :meth:`compute`.
 
     ``value`` returns a number, or ``None`` when it is unknown for that case.
@@ -46,6 +46,7 @@ class StatisticalMetric:
 
     kind = "run"
     requires_judge = False
+    default_direction = False
 
     def __init__(
         self,
@@ -77,19 +78,6 @@ class StatisticalMetric:
     def compute(self, outcomes: Iterable[Any]) -> Aggregate:
         """Summarise the per-case values of ``outcomes`` (NaN skipped, counted in ``missing``)."""
         return aggregate(self.values(outcomes))
-
-    def describe(self) -> dict[str, Any]:
-        """What made this metric, as JSON for the run file: name, direction, params, kind."""
-        return {
-            "name": self.name,
-            "higher_is_better": self.higher_is_better,
-            "params": dict(self.params),
-            "kind": self.kind,
-        }
-
-    def __repr__(self) -> str:
-        direction = ", higher_is_better=True" if self.higher_is_better else ""
-        return f"{type(self).__name__}({self.name!r}{_format_params(self.params)}{direction})"
 
 
 def latency() -> StatisticalMetric:

@@ -190,7 +190,7 @@ def test_hand_written_repeated_cases_without_occurrence_pair_copy_by_copy():
 
 
 def slow_target(question):
-    time.sleep(0.05)
+    time.sleep(0.2)  # far above thread start-up, even on a loaded machine
     return TargetResponse(question, usage={"input_tokens": 10, "output_tokens": 5, "cost_usd": 0.002})
 
 
