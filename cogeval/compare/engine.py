@@ -182,10 +182,10 @@ def compare_scores(
         up = directions[name]
         b_all, h_all = pairing.base[name].to_numpy(), pairing.head[name].to_numpy()
         keep = ~(np.isnan(b_all) | np.isnan(h_all))
-        if not up and (dropped := int(np.sum(one_sided & ~keep))):
+        n = int(keep.sum())
+        if not up and n and (dropped := int(np.sum(one_sided & ~keep))):
             notes.append(f"Metric {name!r}: {dropped} case(s) the target failed on in only one run were left out "
                          "(lower is better, so a failure cannot count as 0)")
-        n = int(keep.sum())
         if n == 0 and not explicit:
             notes.append(f"Metric {name!r} has no matched case scored in both runs; it was not compared")
             continue

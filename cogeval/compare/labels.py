@@ -136,7 +136,8 @@ class DirectoryTraceSource:
 
     Every ``*.json`` (a run file, one trace object or a list of them) and
     ``*.jsonl`` (one trace per line) directly in ``path``, in name order;
-    other files and hidden ones are ignored. See the module docstring for the
+    other files, hidden ones and saved pairwise results (``*.pairwise.json``,
+    which live next to run files in a store) are ignored. See the module docstring for the
     trace fields and task ids.
 
     >>> import tempfile
@@ -158,7 +159,8 @@ class DirectoryTraceSource:
     def files(self) -> list[pathlib.Path]:
         """The files read, in order."""
         return sorted(p for p in self.path.iterdir()
-                      if p.is_file() and p.suffix in (".json", ".jsonl") and not p.name.startswith("."))
+                      if p.is_file() and p.suffix in (".json", ".jsonl") and not p.name.startswith(".")
+                      and not p.name.endswith(".pairwise.json"))
 
     def answers(self) -> list[tuple[str, str, Case, Any, str | None, str]]:
         """``(task_id, case_key, case, output, error, where)`` for every task, in reading order."""

@@ -22,6 +22,7 @@ import pandas as pd
 from cogeval._check import describe
 from cogeval._html import html_table, safe_html
 from cogeval.data import EvalRun, load_run
+from cogeval.data.runfile import run_from_json
 from cogeval.data.run_id import check_run_id
 from cogeval.errors import InputError, RunFileError, RunSkippedWarning
 
@@ -120,8 +121,8 @@ class RunStore:
         if not (isinstance(document, dict) and (document.get("format") == RUN_FORMAT or "runId" in document)):
             return None  # some other JSON file (a baseline, a config): not ours to report
         try:
-            return load_run(path)
-        except (RunFileError, OSError, ValueError) as error:
+            return run_from_json(document, f"run file '{path}'")  # parsed once, validated as load_run does
+        except (RunFileError, ValueError) as error:
             return self._skip(path, str(error))
 
     def _skip(self, path: pathlib.Path, reason: str) -> None:

@@ -27,7 +27,7 @@ from cogeval.data.run import FORMAT, VERSION, EvalRun
 from cogeval.data.run_id import check_run_id
 from cogeval.errors import InputError, RunFileError
 
-__all__ = ["load_run", "save_run"]
+__all__ = ["load_run", "run_from_json", "save_run"]
 
 _ERRORS_SHOWN = 3
 _JSON_TYPES = {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number",
@@ -54,6 +54,11 @@ def load_run(path: str | os.PathLike[str]) -> EvalRun:
         raise RunFileError(f"{where} is not UTF-8 text ({error.reason} at byte {error.start})") from None
     except json.JSONDecodeError as error:
         raise RunFileError(f"{where} is not valid JSON: line {error.lineno} column {error.colno}: {error.msg}") from None
+    return run_from_json(data, where)
+
+
+def run_from_json(data: Any, where: str) -> EvalRun:
+    """Validate parsed run-file JSON; errors raise :class:`RunFileError` starting with ``where``."""
     if not isinstance(data, dict):
         raise RunFileError(f"{where} must hold a JSON object; got {_JSON_TYPES.get(type(data), 'a value')}")
     _check_format(where, data)

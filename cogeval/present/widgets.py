@@ -214,7 +214,8 @@ class CaseExplorer(widgets.VBox):
         positions = np.flatnonzero(picked.to_numpy())
         m = self.comparison.metrics.get(self.metric.value)
         total = f" of {m.n} paired cases" if m is not None else ""
-        self.count.value = f'<div class="cogeval">{escape(len(positions))} {escape(self.direction.value)} case(s){escape(total)}</div>'
+        kind = "changed" if self.direction.value == "all" else self.direction.value
+        self.count.value = f'<div class="cogeval">{escape(len(positions))} {escape(kind)} case(s){escape(total)}</div>'
         self.case.options = [(self._label(int(p)), int(p)) for p in positions]
         if len(positions) and self.case.value is None:
             self.case.index = 0

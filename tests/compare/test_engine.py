@@ -343,3 +343,12 @@ def test_changes_equal_up_to_float_noise_keep_case_order():
     c = compare_scores(wide(latency=[1.2, 1.1, 1.3]), wide(latency=[0.8, 0.7, 0.9]), directions={"latency": False},
                        seed=0)
     assert c.changes["case_key"].tolist() == ["c0", "c1", "c2"]
+
+
+def test_a_cost_no_case_reported_gives_one_warning_not_two():
+    # c0 failed in head only; no case has a cost on either side, so cost has no pair at all
+    base = table(("c0", 0, 0, "cost", math.nan, False), ("c1", 0, 0, "cost", math.nan, False))
+    head = table(("c0", 0, 0, "cost", math.nan, True), ("c1", 0, 0, "cost", math.nan, False))
+    c = compare_scores(base, head, directions={"cost": False})
+    assert c.metrics == {}
+    assert list(c.warnings) == ["Metric 'cost' has no matched case scored in both runs; it was not compared"]

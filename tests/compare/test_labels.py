@@ -181,6 +181,7 @@ def test_directory_source_reads_run_files_and_traces(tmp_path):
     EvalSuite(DATA[:2], guess, progress=False).run().save_run(folder / "run.json")
     (folder / "more.json").write_text(json.dumps([{"task_id": "extra", "input": "q", "output": "o"}]))
     (folder / "one.json").write_text(json.dumps({"input": "5*5", "output": "25", "expected": "25"}))
+    (folder / "20261130T000000000Z-00000000.pairwise.json").write_text('{"format": "cogeval.pairwise"}')
     source = DirectoryTraceSource(folder)
     assert [p.name for p in source.files()] == ["more.json", "one.json", "run.json"]
     assert source.task_ids() == ["extra", KEY["5*5"], KEY["2+2"], KEY["3+3"]]
