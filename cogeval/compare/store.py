@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import datetime
+import copy
 import json
 import os
 import pathlib
@@ -55,6 +56,7 @@ class RunStore:
             raise InputError(f"on_skip must be a callable taking {{path, reason}}; got {describe(on_skip)}")
         self.path = pathlib.Path(path)
         self.on_skip = on_skip
+        self._summaries: dict[pathlib.Path, tuple[tuple[int, int], RunSummary]] = {}
 
     def __repr__(self) -> str:
         return f"RunStore({str(self.path)!r})"
@@ -70,7 +72,8 @@ class RunStore:
 
     def runs(self, filter: Mapping[str, Any] | Callable[[RunSummary], bool] | None = None) -> list[EvalRun]:
         """Every readable run matching ``filter``, newest first."""
-        return [run for run, _ in self._scan(filter)]
+        runs = (self._read(pathlib.Path(summary["path"])) for summary in self._scan(filter))
+        return [run for run in runs if run is not None]
 
     def list(self, filter: Mapping[str, Any] | Callable[[RunSummary], bool] | None = None) -> list[RunSummary]:
         """Summaries of the readable runs matching ``filter``, newest first.
@@ -78,12 +81,15 @@ class RunStore:
         ``filter`` is a mapping of summary fields to required values
         (``{"name": "nightly"}``) or a predicate over a summary.
         """
-        return [summary for _, summary in self._scan(filter)]
+        return self._scan(filter)
 
     def latest(self, filter: Mapping[str, Any] | Callable[[RunSummary], bool] | None = None) -> EvalRun | None:
         """The newest readable run matching ``filter``, or ``None``."""
-        found = self._scan(filter)
-        return found[0][0] if found else None
+        for summary in self._scan(filter):
+            run = self._read(pathlib.Path(summary["path"]))
+            if run is not None:
+                return run
+        return None
 
     def to_frame(self, filter: Mapping[str, Any] | Callable[[RunSummary], bool] | None = None) -> pd.DataFrame:
         """One row per run, newest first: id, name, started_at, finished_at, cases, path, then one column per metric mean."""
@@ -94,18 +100,31 @@ class RunStore:
             rows.append(row)
         return pd.DataFrame(rows, columns=None if rows else ["id", "name", "started_at", "finished_at", "cases", "path"])
 
-    def _scan(self, filter: Any) -> list[tuple[EvalRun, RunSummary]]:
+    def _scan(self, filter: Any) -> list[RunSummary]:
         keep = _predicate(filter)
-        found = []
-        for path in sorted(self.path.glob("*.json")) if self.path.is_dir() else []:
-            run = self._read(path)
-            if run is None:
-                continue
-            summary = {**run.summary(), "path": str(path)}
-            if keep(summary):
-                found.append((run, summary))
-        found.sort(key=lambda item: (_moment(item[1]["started_at"]), item[1]["id"]), reverse=True)
+        paths = sorted(self.path.glob("*.json")) if self.path.is_dir() else []
+        found = [summary for summary in map(self._summary, paths) if summary is not None and keep(summary)]
+        found.sort(key=lambda summary: (_moment(summary["started_at"]), summary["id"]), reverse=True)
         return found
+
+    def _summary(self, path: pathlib.Path) -> RunSummary | None:
+        """The run's summary, read again only when the file's modification time or size changed."""
+        try:
+            status = path.stat()
+            stamp = (status.st_mtime_ns, status.st_size)
+        except OSError:
+            stamp = None
+        cached = self._summaries.get(path)
+        if stamp is not None and cached is not None and cached[0] == stamp and path.is_file():
+            return copy.deepcopy(cached[1])
+        run = self._read(path)
+        if run is None:
+            self._summaries.pop(path, None)
+            return None
+        summary = {**run.summary(), "path": str(path)}
+        if stamp is not None:
+            self._summaries[path] = (stamp, copy.deepcopy(summary))
+        return summary
 
     def _read(self, path: pathlib.Path) -> EvalRun | None:
         if path.is_dir():

@@ -291,3 +291,24 @@ def test_a_bad_file_alone_leaves_an_empty_list(tmp_path):
     (tmp_path / "x.json").write_text('{"format": "cogitator.eval-run", "version": 1', encoding="utf-8")
     with pytest.warns(RunSkippedWarning, match=r"x\.json: is not valid JSON"):
         assert RunStore(tmp_path).list() == []
+
+
+
+def test_listing_again_reads_only_changed_files(tmp_path, monkeypatch):
+    import cogeval.compare.store as store_module
+
+    store = RunStore(tmp_path)
+    first = store.save(frame_run([1.0, 0.0], name="a", started_at="2026-01-01T00:00:00Z"))
+    store.save(frame_run([1.0, 1.0], name="b", started_at="2026-01-02T00:00:00Z"))
+    assert [s["name"] for s in store.list()] == ["b", "a"]
+    reads = []
+    real = store_module.run_from_json
+    monkeypatch.setattr(store_module, "run_from_json", lambda data, where: reads.append(where) or real(data, where))
+    listed = store.list()
+    assert [s["name"] for s in listed] == ["b", "a"] and reads == []
+    listed[0]["metrics"]["quality"] = -1  # a caller's change does not leak into the store's memory
+    assert store.list()[0]["metrics"]["quality"] == 1.0
+    changed = frame_run([0.0, 0.0], name="a2", started_at="2026-01-03T00:00:00Z", run_id=first.stem)
+    changed.save(first)
+    assert [s["name"] for s in store.list()] == ["a2", "b"] and reads == [f"run file '{first}'"]
+    assert store.latest().name == "a2"
