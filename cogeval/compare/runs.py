@@ -149,18 +149,33 @@ def _prompt_label(prompt: Any) -> str:
     return f"{label} ({version_id})" if version_id is not None else label
 
 
+def _prompt_versions(run: EvalRun) -> dict[str, list[Any]]:
+    """Every version of every prompt the run used, by key, in order of first use.
+
+    Read from the results (and their turns), so a run that A/B-tested two
+    versions of one prompt shows both; ``prompts`` alone keeps one per key.
+    """
+    used = [r.prompt for r in run.results] + [t.prompt for r in run.results for t in r.turns or ()]
+    versions: dict[str, dict[tuple[Any, Any], Any]] = {}
+    for prompt in [*used, *run.prompts.values()]:
+        if prompt is not None and prompt.key is not None:
+            versions.setdefault(prompt.key, {}).setdefault((str(prompt.version), str(prompt.version_id)), prompt)
+    return {key: list(found.values()) for key, found in versions.items()}
+
+
 def _prompt_warnings(base: EvalRun, head: EvalRun) -> list[str]:
+    old_runs, new_runs = _prompt_versions(base), _prompt_versions(head)
     warnings = []
-    for key in dict.fromkeys([*base.prompts, *head.prompts]):
-        if key not in head.prompts:
+    for key in dict.fromkeys([*old_runs, *new_runs]):
+        if key not in new_runs:
             warnings.append(f"Prompt {key!r} is only in the base run")
-        elif key not in base.prompts:
+        elif key not in old_runs:
             warnings.append(f"Prompt {key!r} is only in the head run")
         else:
-            old, new = base.prompts[key], head.prompts[key]
-            if (old.version, old.version_id) != (new.version, new.version_id):
-                warnings.append(f"Prompt {key!r} differs: the base run used {_prompt_label(old)}, "
-                                f"the head run {_prompt_label(new)}")
+            old = " and ".join(map(_prompt_label, old_runs[key]))
+            new = " and ".join(map(_prompt_label, new_runs[key]))
+            if old != new:
+                warnings.append(f"Prompt {key!r} differs: the base run used {old}, the head run {new}")
     return warnings
 
 

@@ -293,6 +293,15 @@ def test_prompt_labels_without_a_version_or_an_id():
     assert run_warnings(base, head) == ["Prompt 'support' differs: the base run used no version, the head run beta"]
 
 
+def test_an_ab_tested_prompt_shows_every_version_it_used():
+    base = hand_run(B, prompt={"key": "support", "version": 1, "version_id": "ver_1"})
+    head = hand_run(H, prompt={"key": "support", "version": 1, "version_id": "ver_1"})
+    head.results[2].prompt = head.results[2].prompt.model_copy(update={"version": 2, "version_id": "ver_2"})
+    assert run_warnings(base, head) == [
+        "Prompt 'support' differs: the base run used v1 (ver_1), the head run v1 (ver_1) and v2 (ver_2)"]
+    assert run_warnings(base, base) == []
+
+
 def test_a_prompt_only_one_run_used():
     prompted = hand_run(H, prompt={"key": "support", "version": 1})
     assert run_warnings(hand_run(B), prompted) == ["Prompt 'support' is only in the head run"]
