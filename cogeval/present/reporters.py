@@ -20,7 +20,7 @@ from cogeval._files import write_text_atomic
 from cogeval._html import format_value
 from cogeval.data.jsonable import jsonable
 from cogeval.errors import InputError
-from cogeval.present.markdown import markdown_table
+from cogeval.present.markdown import markdown_cell, markdown_table
 
 __all__ = ["KINDS", "render", "write_reports"]
 
@@ -108,7 +108,7 @@ def _csv(result: Any) -> str:
 def _markdown(result: Any) -> str:
     stats = result.stats
     lines = [
-        f"### {result.name or 'Evaluation'} — run `{result.run_id}`",
+        f"### {markdown_cell(result.name or 'Evaluation')} — run `{result.run_id}`",
         "",
         f"{stats.total} results, {stats.errors} errors, {stats.metric_errors} metric errors, {stats.duration_s:.2f} s.",
         "",

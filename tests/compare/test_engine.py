@@ -118,7 +118,10 @@ def test_lower_is_better_head_lower_wins():
     head = [b - 0.3 + 0.01 * i for i, b in enumerate(base)]
     c = compare_scores(wide(latency=base), wide(latency=head), directions={"latency": False}, seed=0)
     m = c.metrics["latency"]
-    assert m.difference < 0 and m.significant
+    # differences -0.30, -0.29, ..., -0.23: mean -0.265; scipy's paired t-test gives the p-value
+    assert m.difference == pytest.approx(-0.265, abs=1e-12)
+    assert m.p_value == pytest.approx(stats.ttest_rel(head, base).pvalue, rel=1e-10) and m.p_value < 0.05
+    assert m.significant
     assert (m.winner, c.winner, m.improved, m.regressed) == ("head", "head", 8, 0)
     assert set(c.changes["direction"]) == {"improved"}
     assert c.regressions == []

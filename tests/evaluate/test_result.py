@@ -9,10 +9,10 @@ from cogeval import EvalSuite, exact_match, latency, no_regression
 from cogeval import _columns as col
 
 
-def run(outputs=("4", "6", "7")):
+def run(outputs=("4", "6", "7"), name="calc"):
     answers = dict(zip(["2+2", "3+3", "<b>x</b>"], outputs))
     data = [{"input": "2+2", "expected": "4"}, {"input": "3+3", "expected": "6"}, {"input": "<b>x</b>", "expected": "7"}]
-    return EvalSuite(data, answers.get, metrics=[exact_match()], statistical_metrics=[latency()], progress=False, name="calc").run()
+    return EvalSuite(data, answers.get, metrics=[exact_match()], statistical_metrics=[latency()], progress=False, name=name).run()
 
 
 def test_results_frame_has_the_design_columns():
@@ -45,8 +45,10 @@ def test_aggregated_frame_lists_every_metric_with_its_direction():
 
 
 def test_html_is_escaped():
-    html = run()._repr_html_()
-    assert "exact_match" in html and "<b>x</b>" not in html
+    # The display shows the suite name (not case inputs), so the markup is planted in the name.
+    html = run(name="<b>calc</b>")._repr_html_()
+    assert "<caption>EvalSuiteResult &lt;b&gt;calc&lt;/b&gt; · " in html and "<b>calc</b>" not in html
+    assert '<tr><td class="t">exact_match</td><td class="t">↑</td><td>1</td><td>1</td><td>1</td><td>1</td><td>1</td><td>3</td><td>0</td></tr>' in html
 
 
 def test_summary_is_json():
@@ -64,4 +66,10 @@ def test_baseline_round_trip_with_no_regression(tmp_path):
         metrics=[exact_match()], assertions=[no_regression(path)], progress=False,
     ).run()
     assert not worse.passed
-    assert "exact_match" in worse.assertions[0].message
+    verdict = worse.assertions[0]
+    # baseline mean 1 (3 of 3 right); the tolerance 0.05 × |1| allows >= 0.95; every answer "0" scores 0
+    assert (verdict.actual, verdict.expected) == ({"exact_match": 0.0}, {"exact_match": 0.95})
+    assert verdict.message == (
+        "exact_match regressed: mean 0 vs baseline 1, allowed >= 0.95 (higher is better); latency is in the "
+        f"baseline but not in this run (tolerance 0.05 × |baseline mean|, from {str(path)!r})"
+    )

@@ -21,8 +21,12 @@ def result():
 
 def test_console_prints_metrics_and_assertions(result, capsys):
     assert result.report("console") == []
-    out = capsys.readouterr().out
-    assert "exact_match" in out and "FAIL" in out and "0.5" in out
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"demo · run {result.run_id} · 2 results, 0 errors, 0 metric errors · ")
+    # scores 0 and 1: mean 0.5, p95 = 0 + 0.95 · (1 - 0) = 0.95 (R: quantile(c(0, 1), .95))
+    assert [cell.strip() for cell in lines[4].strip("│").split("│")] == [
+        "exact_match", "higher", "0.5", "0.5", "0.95", "0", "1", "2", "0"]
+    assert lines[-1] == "FAIL  threshold(exact_match, 0.9): exact_match mean 0.5 < 0.9 (must be >= 0.9; higher is better)"
 
 
 def test_json_report_is_complete_and_valid(result, tmp_path):
@@ -46,9 +50,20 @@ def test_markdown_cannot_be_broken_by_case_text(result):
 
     from cogeval.present.reporters import render
 
-    text = render(result, "markdown")
+    assert render(result, "markdown").splitlines()[-1] == (
+        "| threshold(exact\\_match, 0.9) | ❌ fail | exact\\_match mean 0.5 &lt; 0.9 (must be &gt;= 0.9; higher is better) |")
+    # The report shows the suite name and the assertion names and messages (not case inputs): plant markup there.
+    hostile = EvalSuite(
+        [{"input": "plain", "expected": "ok"}], lambda q: "no", metrics=[exact_match()],
+        assertions=[threshold("exact_match", 0.9, name="a|b\n<script>x</script>")], progress=False,
+        name="demo | <script>x</script>\n# heading",
+    ).run()
+    text = render(hostile, "markdown")
     assert "<script>" not in text
+    assert text.splitlines()[0] == f"### demo \\| &lt;script&gt;x&lt;/script&gt; # heading — run `{hostile.run_id}`"
+    assert text.splitlines()[-1].startswith("| a\\|b &lt;script&gt;x&lt;/script&gt; | ❌ fail | ")
     table_lines = [line for line in text.splitlines() if line.startswith("|")]
+    assert len(table_lines) == 6  # header, rule and one row in each of the two tables
     # every row of a table has as many unescaped pipes as its header
     for line in table_lines:
         assert len(re.findall(r"(?<!\\)\|", line)) in (8, 4)

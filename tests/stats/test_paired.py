@@ -239,9 +239,14 @@ def test_mcnemar_bad_input_names_the_argument(args, kwargs, message):
 
 def test_mcnemar_frame_and_html():
     r = mcnemars_test(86, 150)
-    assert list(r.to_frame().columns) == ["chi_square", "p_value", "significant", "exact"]
-    assert isinstance(r._repr_html_(), str)
     assert isinstance(r, McNemarResult)
+    frame = r.to_frame()
+    assert list(frame.columns) == ["chi_square", "p_value", "significant", "exact"]
+    # R ?mcnemar.test (Agresti 1990): chi-squared = 16.818, p-value = 4.115e-05; 63^2 / 236 exactly
+    assert frame.iloc[0].tolist() == [pytest.approx(63**2 / 236), pytest.approx(4.115e-05, abs=5e-9), True, False]
+    html = r._repr_html_()
+    assert "<caption>McNemarResult</caption>" in html
+    assert "<tr><th>chi_square</th><td>16.82</td></tr><tr><th>p_value</th><td>4.115e-05</td></tr>" in html
 
 
 # --- wilcoxon_test ----------------------------------------------------------
