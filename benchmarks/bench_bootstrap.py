@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import argparse
 import resource
-import time
-import tracemalloc
 
 import numpy as np
 from scipy import stats
 
 from cogeval.stats import bootstrap_ci, intervals
+from measure import best_time, peak_bytes
 
 
 def floor(x: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
@@ -36,23 +35,6 @@ def scipy_bootstrap(x: np.ndarray, n_resamples: int, seed: int):
 
 def ours(x: np.ndarray, n_resamples: int, seed: int, method: str = "percentile"):
     return bootstrap_ci(x, n_resamples=n_resamples, seed=seed, method=method)
-
-
-def best_time(function, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
-def peak_bytes(function) -> int:
-    tracemalloc.start()
-    function()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return peak
 
 
 def page_faults(function) -> int:

@@ -18,13 +18,12 @@ Time is the best of ``--repeat`` runs; peak memory is tracemalloc's peak of one 
 from __future__ import annotations
 
 import argparse
-import time
-import tracemalloc
 
 import numpy as np
 import pandas as pd
 
 from cogeval.compare.engine import compare_scores
+from measure import best_time, peak_bytes
 
 
 def score_table(run_id: str, n: int, metrics: int, shift: float, seed: int) -> pd.DataFrame:
@@ -47,23 +46,6 @@ def floor(n: int, metrics: int, n_resamples: int, seed: int) -> None:
     rng = np.random.default_rng(seed)
     for _ in range(metrics):
         rng.integers(0, n, size=(n_resamples, n)).mean(axis=1)
-
-
-def best_time(function, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
-def peak_bytes(function) -> int:
-    tracemalloc.start()
-    function()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return peak
 
 
 def main() -> None:

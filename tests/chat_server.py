@@ -172,3 +172,16 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
             pass
 
     return Handler
+
+
+JUDGE_KEY = "sk-judge-secret-123"
+"""The API key test judges send; tests check it never reaches a run file or the cache."""
+
+
+def make_judge(server: ChatServer, tmp_path: Any, model: str = "judge-model", **options: Any) -> Any:
+    """A JudgeConfig pointed at ``server``, caching under ``tmp_path``, with tiny timeouts and no backoff."""
+    from cogeval import JudgeConfig
+
+    options = {"base_url": server.url, "api_key": JUDGE_KEY, "cache": tmp_path / "cache", "timeout": 2.0,
+               "retries": 0, "backoff": 0.0, **options}
+    return JudgeConfig(model, **options)

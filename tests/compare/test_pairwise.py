@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from chat_server import completion, error
+from chat_server import completion, error, make_judge
 
 import cogeval
 from cogeval import (
@@ -352,12 +352,6 @@ def test_async_form_inside_a_running_loop():
 
 
 # -- the pairwise judge, against a real local chat-completions server --------------------------
-
-
-def make_judge(server, tmp_path, **options):
-    options = {"base_url": server.url, "api_key": "sk-test", "cache": tmp_path / "cache", "timeout": 2.0,
-               "retries": 0, "backoff": 0.0, **options}
-    return JudgeConfig("judge-model", **options)
 
 
 def shown_first(body) -> str:

@@ -8,12 +8,12 @@ import re
 
 import pandas as pd
 import pytest
-from chat_server import completion
+import chat_server
+from chat_server import completion, make_judge
 
 from cogeval import (
     EvalRun,
     EvalSuite,
-    JudgeConfig,
     correctness,
     exact_match,
     faithfulness,
@@ -24,19 +24,13 @@ from cogeval import (
 )
 from cogeval.errors import InputError
 
-SECRET = "sk-judge-secret-123"
+SECRET = chat_server.JUDGE_KEY
 DATA = [
     {"input": "Capital of France?", "expected": "Paris", "context": "Paris is the capital of France."},
     {"input": "2+2?", "expected": "4", "context": "Arithmetic."},
     {"input": "Largest planet?", "expected": "Jupiter", "context": "Jupiter is the largest planet."},
 ]
 ANSWERS = {"Capital of France?": "Paris", "2+2?": "5", "Largest planet?": "Jupiter"}
-
-
-def make_judge(server, tmp_path, model="judge-model", **options):
-    options = {"base_url": server.url, "api_key": SECRET, "cache": tmp_path / "cache", "timeout": 2.0,
-               "retries": 0, "backoff": 0.0, **options}
-    return JudgeConfig(model, **options)
 
 
 def field(body, tag):

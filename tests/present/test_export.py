@@ -13,7 +13,6 @@ import re
 import nbformat
 import pandas as pd
 import plotly.graph_objects as go
-import plotly.io as pio
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 

@@ -19,16 +19,6 @@ from cogeval.stats import bootstrap_ci, wilson_interval
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
 
 
-@pytest.fixture(scope="module")
-def runs():
-    return make_run("base"), make_run("head")
-
-
-@pytest.fixture(scope="module")
-def comparison(runs):
-    return compare_runs(*runs, seed=0)
-
-
 def no_raw_script(fig: go.Figure) -> bool:
     return "<script" not in fig.to_json()
 

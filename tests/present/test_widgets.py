@@ -7,7 +7,7 @@ import pytest
 from present_runs import SCRIPT, make_run, make_store
 
 import cogeval
-from cogeval import EvalComparison, RunStore, compare_runs, exact_match
+from cogeval import EvalComparison, RunStore, exact_match
 from cogeval.errors import InputError
 from cogeval.present.widgets import CaseExplorer, RunExplorer, case_explorer, run_explorer
 
@@ -103,16 +103,6 @@ def test_one_run_compares_with_itself(tmp_path):
 
 
 # -- case explorer --------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def runs():
-    return make_run("base"), make_run("head")
-
-
-@pytest.fixture(scope="module")
-def comparison(runs):
-    return compare_runs(*runs, seed=0)
 
 
 def test_case_explorer_starts_on_the_regressions_of_the_first_metric_that_has_some(comparison, runs):

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import math
 import re
 import time
 
 import pytest
+import chat_server
 from chat_server import completion, error, malformed
 
 from cogeval import JudgeConfig, correctness, faithfulness, llm_metric, relevance
@@ -17,13 +19,10 @@ from cogeval.errors import InputError
 from cogeval.scoring.judge import RESPONSE_FORMAT, JudgeError, Judgement, judge_usage_totals, parse_judgement
 
 CASE = Case("Capital of France?", expected="Paris", context=["France's capital is Paris.", "Lyon is in France."])
-SECRET = "sk-judge-secret-123"
+SECRET = chat_server.JUDGE_KEY
 
 
-def make_judge(server, tmp_path, **options):
-    options = {"base_url": server.url, "api_key": SECRET, "cache": tmp_path / "cache", "timeout": 2.0,
-               "retries": 2, "backoff": 0.0, **options}
-    return JudgeConfig("judge-model", **options)
+make_judge = functools.partial(chat_server.make_judge, retries=2)
 
 
 def judged(metric, judge, output="Paris", case=CASE):

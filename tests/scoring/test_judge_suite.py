@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
 
 import pytest
+import chat_server
 from chat_server import completion, error, malformed
 
-from cogeval import EvalBuilder, EvalSuite, JudgeConfig, correctness, exact_match, faithfulness, load_run
+from cogeval import EvalBuilder, EvalSuite, correctness, exact_match, faithfulness, load_run
 from cogeval.errors import InputError
 
-SECRET = "sk-judge-secret-123"
+SECRET = chat_server.JUDGE_KEY
 DATA = [
     {"input": "Capital of France?", "expected": "Paris", "context": "Paris is the capital of France."},
     {"input": "2+2?", "expected": "4", "context": "Arithmetic."},
@@ -21,10 +23,7 @@ DATA = [
 ANSWERS = {"Capital of France?": "Paris", "2+2?": "5", "Largest planet?": "Jupiter"}
 
 
-def make_judge(server, tmp_path, **options):
-    options = {"base_url": server.url, "api_key": SECRET, "cache": tmp_path / "cache", "timeout": 2.0,
-               "retries": 1, "backoff": 0.0, **options}
-    return JudgeConfig("judge-model", **options)
+make_judge = functools.partial(chat_server.make_judge, retries=1)
 
 
 def suite(judge, data=DATA, metrics=None, **options):
