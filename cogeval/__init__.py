@@ -29,6 +29,7 @@ from cogeval.errors import (
     InputError,
     RunFileError,
     RunSkippedWarning,
+    SelfPreferenceWarning,
 )
 from cogeval.evaluate.builder import EvalBuilder
 from cogeval.evaluate.rescore import rescore
@@ -78,6 +79,7 @@ from cogeval.stats import (
     median,
     paired_t_test,
     percentile,
+    plan_sample_size,
     std_dev,
     wilcoxon_test,
     wilson_interval,
@@ -118,6 +120,7 @@ __all__ = [
     "RunStats",
     "RunStore",
     "Score",
+    "SelfPreferenceWarning",
     "TTestResult",
     "TargetResponse",
     "Variants",
@@ -162,6 +165,7 @@ __all__ = [
     "paired_t_test",
     "pairwise_judge",
     "percentile",
+    "plan_sample_size",
     "plot_changes",
     "plot_comparison",
     "plot_history",

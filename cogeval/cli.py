@@ -2,7 +2,7 @@
 
 Errors in what the user gave (a missing file, a broken run, a bad option)
 print one line on stderr and exit with status 2; ``compare
---fail-on-regression`` exits 1 when head is significantly worse on a metric.
+--fail-on-regression`` exits 1 when a deciding metric's verdict is ``worse``.
 """
 
 from __future__ import annotations
@@ -65,12 +65,13 @@ def _demo(args: argparse.Namespace) -> int:
 def _compare(args: argparse.Namespace) -> int:
     from cogeval import compare_runs
 
-    metrics = [m.strip() for m in args.metrics.split(",")] if args.metrics else None
     comparison = compare_runs(_load(args.base), _load(args.head), alpha=args.alpha, test=args.test,
-                              seed=args.seed, metrics=metrics)
+                              seed=args.seed, metrics=_names(args.metrics), decide_on=_names(args.decide_on),
+                              margins=dict(args.margin))
     if args.format == "json":
         document = {
-            "base": comparison.base, "head": comparison.head, "winner": comparison.winner,
+            "base": comparison.base, "head": comparison.head, "verdict": comparison.verdict,
+            "headline": comparison.headline(), "winner": comparison.winner,
             "matched": comparison.matched, "added": comparison.added, "removed": comparison.removed,
             "metrics": comparison.to_frame().to_dict("records"),
             "changes": comparison.changes.to_dict("records"), "warnings": list(comparison.warnings),
@@ -86,9 +87,25 @@ def _compare(args: argparse.Namespace) -> int:
         for path in comparison.report(args.format, args.out or "eval-comparison"):
             print(path)
     if args.fail_on_regression and comparison.regressions:
-        print(f"cogeval: head regressed significantly on {', '.join(comparison.regressions)}", file=sys.stderr)
+        print(f"cogeval: head is worse on {', '.join(comparison.regressions)} (deciding metrics)", file=sys.stderr)
         return 1
     return 0
+
+
+def _names(text: str | None) -> list[str] | None:
+    """A comma-separated list of metric names, or None."""
+    return [m.strip() for m in text.split(",") if m.strip()] if text else None
+
+
+def _margin(text: str) -> tuple[str, float]:
+    """``metric=0.05`` → ("metric", 0.05), for ``--margin``."""
+    name, equals, value = text.partition("=")
+    try:
+        if not equals or not name.strip():
+            raise ValueError
+        return name.strip(), float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected METRIC=NUMBER such as latency=0.05; got {text!r}") from None
 
 
 def _runs(args: argparse.Namespace) -> int:
@@ -150,10 +167,16 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--format", choices=["console", "markdown", "html", "json"], default="console")
     compare.add_argument("--out", help="report path without extension (default: eval-comparison)")
     compare.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
-    compare.add_argument("--seed", type=int, default=None, help="bootstrap seed, for reproducible intervals")
+    compare.add_argument("--seed", type=int, default=0, help="seed recorded with the comparison (default: 0)")
     compare.add_argument("--test", choices=["t", "wilcoxon"], default="t", help="test for non-binary metrics")
     compare.add_argument("--metrics", help="comma-separated metrics to compare (default: those both runs have)")
-    compare.add_argument("--fail-on-regression", action="store_true", help="exit 1 when head is significantly worse on any metric")
+    compare.add_argument("--decide-on", metavar="METRICS",
+                         help="comma-separated metrics that decide the verdict (default: every per-case quality "
+                              "metric; latency, cost and tokens only inform)")
+    compare.add_argument("--margin", type=_margin, action="append", default=[], metavar="METRIC=NUMBER",
+                         help="smallest difference that matters, in the metric's units (repeatable), e.g. latency=0.05")
+    compare.add_argument("--fail-on-regression", action="store_true",
+                         help="exit 1 when the verdict of any deciding metric is 'worse'")
     compare.set_defaults(handler=_compare)
 
     runs = commands.add_parser("runs", help="list the runs in a folder, newest first")

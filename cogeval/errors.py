@@ -17,6 +17,7 @@ __all__ = [
     "InputError",
     "RunFileError",
     "RunSkippedWarning",
+    "SelfPreferenceWarning",
 ]
 
 
@@ -42,3 +43,7 @@ class ExecutionError(CogevalError, RuntimeError):
 
 class RunSkippedWarning(UserWarning):
     """A file in a run store was skipped because it could not be read as a run."""
+
+
+class SelfPreferenceWarning(UserWarning):
+    """An LLM judge is the same model as a target it judges, and tends to prefer that target's answers."""

@@ -22,9 +22,9 @@ def write_runs(folder):
 def test_compare_prints_and_fails_on_regression(tmp_path, capsys):
     base, head = write_runs(tmp_path / "runs")
     assert main(["compare", str(base), str(head), "--seed", "1"]) == 0
-    assert "head regressed" in capsys.readouterr().out
+    assert "head is worse: worse on exact_match" in capsys.readouterr().out
     assert main(["compare", str(base), str(head), "--fail-on-regression"]) == 1
-    assert "cogeval: head regressed significantly on exact_match" in capsys.readouterr().err
+    assert "cogeval: head is worse on exact_match (deciding metrics)" in capsys.readouterr().err
     assert main(["compare", str(head), str(base), "--fail-on-regression"]) == 0
 
 

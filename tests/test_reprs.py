@@ -129,12 +129,14 @@ def test_display_of_a_broken_result_is_a_short_message(kind, tmp_path, monkeypat
 
 def test_comparison_shows_wins_and_regressions_at_a_glance():
     html = comparison()._repr_html_()
-    assert html.startswith('<div class="cogeval"><span class="b neutral">tie</span> head (head) vs')  # one metric each way
-    assert "1 significantly better, 1 worse of 3 metrics at α = 0.05" in html
+    assert html.startswith(  # one deciding metric each way: the run's verdict is mixed, in the words of every report
+        '<div class="cogeval"><span class="b bad">mixed</span> mixed: head is better on exact_match and worse on '
+        f"latency (α = 0.05, 20 matched cases) · head (head) vs {ESCAPED} (base) · 0 added, 0 removed cases</div>")
     rows = html.split("<tr>")
     exact, latency, quality = (next(r for r in rows if f">{name}" in r) for name in ("exact_match ↑", "latency ↓", "quality ↑"))
-    assert '<span class="b good">head</span>' in exact and '<span class="b bad">base</span>' in latency
-    assert '<span class="b neutral">tie</span>' in quality
+    assert '<span class="b good">better</span>' in exact and '<span class="b bad">worse</span>' in latency
+    assert '<span class="b neutral">inconclusive</span>' in quality
+    assert '<td class="t">[0.3041, 0.8487] at 97.5%</td>' in exact and '<td class="t">decides</td>' in exact
     assert "<caption>Regressed cases × metrics: 32, largest first (all in .changes)</caption>" in html
     assert "27 more rows" in html  # compact: the five largest are shown
     assert '<td class="t">latency</td><td class="t">question' in html

@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -21,7 +20,7 @@ from cogeval.compare.result import RunComparison
 from cogeval.compare.runs import compare_runs
 from cogeval.errors import InputError
 from cogeval.evaluate.result import EvalSuiteResult
-from cogeval.evaluate.suite import EvalSuite
+from cogeval.evaluate.suite import EvalSuite, arun_interleaved
 from cogeval.execution import run_sync
 
 __all__ = ["ComparisonResult", "EvalComparison"]
@@ -33,9 +32,10 @@ _SIDES = {"base": "baseline", "head": "challenger", "tie": "tie"}
 class ComparisonResult:
     """Both runs and their comparison.
 
-    ``summary`` is ``{"winner": "baseline" | "challenger" | "tie", "metrics":
-    {name: {baseline, challenger, difference, ci_low, ci_high, p_value,
-    adjusted_p_value, significant, winner}}}``; ``comparison`` is the full
+    ``summary`` is ``{"winner": "baseline" | "challenger" | "tie", "verdict":
+    the challenger's verdict, "metrics": {name: {baseline, challenger,
+    difference, ci_low, ci_high, p_value, adjusted_p_value, significant,
+    winner, verdict, role}}}``; ``comparison`` is the full
     :class:`RunComparison` (tables, changes, warnings).
     """
 
@@ -77,18 +77,21 @@ def summarise(comparison: RunComparison) -> dict[str, Any]:
             "baseline": m.base, "challenger": m.head, "difference": m.difference,
             "ci_low": m.ci.low, "ci_high": m.ci.high, "p_value": m.p_value,
             "adjusted_p_value": m.adjusted_p_value, "significant": m.significant, "winner": _SIDES[m.winner],
+            "verdict": m.verdict, "role": m.role,
         }
         for name, m in comparison.metrics.items()
     }
-    return {"winner": _SIDES[comparison.winner], "metrics": metrics}
+    return {"winner": _SIDES[comparison.winner], "verdict": comparison.verdict, "metrics": metrics}
 
 
 class EvalComparison:
     """Two targets, one dataset, the same metrics: which target is better?
 
     ``targets`` maps exactly two names to targets; the first is the baseline,
-    the second the challenger (``{"baseline": ..., "challenger": ...}``). Both
-    run concurrently; ``on_progress`` receives ``{target, completed, total, current_case}``.
+    the second the challenger (``{"baseline": ..., "challenger": ...}``);
+    ``on_progress`` receives ``{target, completed, total, current_case}``.
+    ``alpha``, ``test``, ``seed``, ``decide_on`` and ``margins`` are
+    :func:`~cogeval.compare_runs`'s.
     """
 
     def __init__(
@@ -106,7 +109,9 @@ class EvalComparison:
         progress: bool = True,
         alpha: float = 0.05,
         test: str = "t",
-        seed: int | None = None,
+        seed: int | None = 0,
+        decide_on: Sequence[str] | None = None,
+        margins: Mapping[str, float] | None = None,
     ) -> None:
         if not isinstance(targets, Mapping) or len(targets) != 2 or not all(isinstance(k, str) for k in targets):
             raise InputError(
@@ -123,15 +128,26 @@ class EvalComparison:
             for name, target in targets.items()
         ]
         self.alpha, self.test, self.seed = alpha, test, seed
+        self.decide_on, self.margins = decide_on, margins
 
     def run(self) -> ComparisonResult:
         """Run both targets and compare them (also inside a running event loop)."""
         return run_sync(self.arun())
 
     async def arun(self) -> ComparisonResult:
-        """Async form of :meth:`run`."""
-        baseline, challenger = await asyncio.gather(*(suite.arun() for suite in self.suites))
-        comparison = compare_runs(baseline, challenger, alpha=self.alpha, test=self.test, seed=self.seed)
+        """Async form of :meth:`run`.
+
+        The two targets run interleaved (:func:`~cogeval.evaluate.suite.arun_interleaved`):
+        each case-trial is answered by both back to back, the baseline first
+        on the first case-trial, the challenger first on the next, and so on
+        alternately (with one trial: case 0, 2, 4... baseline first; 1, 3,
+        5... challenger first), with up to ``concurrency`` case-trials in
+        flight; so load that changes over time hits both sides alike and their
+        latencies compare fairly.
+        """
+        baseline, challenger = await arun_interleaved(self.suites)
+        comparison = compare_runs(baseline, challenger, alpha=self.alpha, test=self.test, seed=self.seed,
+                                  decide_on=self.decide_on, margins=self.margins)
         return ComparisonResult(summarise(comparison), baseline, challenger, comparison)
 
 

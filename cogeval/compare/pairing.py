@@ -2,7 +2,8 @@
 
 A *unit* is one ``(case_key, occurrence)``: a repeated case is paired with
 the same occurrence of it in the other run. Each side's scores are first
-averaged over the unit's trials (trials are a cluster, not independent cases),
+averaged over the unit's trials (trials are a cluster, not independent cases;
+the mean does not depend on the trials' order, see :func:`trial_means`),
 after replacing the score of a trial on which the target failed (``case_error``):
 
 - by 0 on a higher-is-better metric: a failure earns nothing;
@@ -36,7 +37,7 @@ import pandas as pd
 from cogeval import _columns as col
 from cogeval.errors import InputError
 
-__all__ = ["CASE_ERROR", "Pairing", "metrics_of", "pair_scores", "unit_values"]
+__all__ = ["CASE_ERROR", "Pairing", "metrics_of", "pair_scores", "trial_means", "unit_values"]
 
 CASE_ERROR = "case_error"
 """Boolean column of a score table: the target failed on this case and trial."""
@@ -87,6 +88,24 @@ def metrics_of(frame: pd.DataFrame) -> list[str]:
     return [str(m) for m in pd.unique(frame[col.METRIC].dropna())]
 
 
+def trial_means(values: pd.Series) -> pd.Series:
+    """The mean of each index group of ``values`` (NaN skipped), the same whatever the order of its rows.
+
+    Each group is summed in ascending order of its values, then corrected by
+    the mean of its residuals (the two-pass mean R's ``mean`` uses), so the
+    trials of a case give one mean however the runs listed them.
+
+    >>> index = pd.Index(["a", "a", "a"])
+    >>> trial_means(pd.Series([0.3, 0.1, 0.2], index)).tolist() == trial_means(pd.Series([0.1, 0.2, 0.3], index)).tolist()
+    True
+    """
+    ordered = values.iloc[np.argsort(values.to_numpy(dtype=float), kind="stable")]
+    levels = list(range(values.index.nlevels))
+    first = ordered.groupby(level=levels).mean()  # mean skips NaN; all NaN gives NaN
+    residual = ordered - first.reindex(ordered.index).to_numpy()
+    return first + residual.groupby(level=levels).mean()
+
+
 def unit_values(frame: pd.DataFrame, directions: Mapping[str, bool]) -> tuple[pd.MultiIndex, pd.DataFrame, pd.Series]:
     """One run's units (first-appearance order), its ``units × metrics`` values and errored flags."""
     failed = frame[CASE_ERROR].fillna(False).astype(bool)
@@ -98,8 +117,7 @@ def unit_values(frame: pd.DataFrame, directions: Mapping[str, bool]) -> tuple[pd
     failure = np.where(higher, 0.0, np.nan)
     value = np.where(failed.loc[rows.index].to_numpy(), failure, rows[col.SCORE].to_numpy(dtype=float))
     wide = (
-        pd.Series(value, index=pd.MultiIndex.from_frame(rows[[*UNIT, col.METRIC]]))
-        .groupby(level=[0, 1, 2], sort=False).mean()  # mean skips NaN; all NaN gives NaN
+        trial_means(pd.Series(value, index=pd.MultiIndex.from_frame(rows[[*UNIT, col.METRIC]])))
         .unstack(col.METRIC)
         .reindex(index=units, columns=list(directions))
     )

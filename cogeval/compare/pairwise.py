@@ -30,6 +30,7 @@ import math
 import os
 import pathlib
 import re
+import warnings
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
@@ -40,14 +41,21 @@ import pandas as pd
 from cogeval import _columns as col
 from cogeval._check import check_positive_int, check_positive_number, describe
 from cogeval._files import write_text_atomic
-from cogeval._html import html_table, safe_html
+from cogeval._html import escape, html_table, safe_html
 from cogeval.compare.store import RunStore
 from cogeval.data import Case
 from cogeval.data.jsonable import jsonable
 from cogeval.data.run_id import check_run_id, iso_utc, new_run_id, utc_now
-from cogeval.errors import InputError, RunFileError
+from cogeval.errors import InputError, RunFileError, SelfPreferenceWarning
 from cogeval.execution import run_cases, run_sync
-from cogeval.scoring.judge import JudgeConfig, JudgeError, JudgeUsage, json_candidates, prompt_text
+from cogeval.scoring.judge import (
+    JudgeConfig,
+    JudgeError,
+    JudgeUsage,
+    json_candidates,
+    prompt_text,
+    self_preference_message,
+)
 from cogeval.stats import Interval, cohen_kappa, mcnemars_test
 from cogeval.stats.result import StatResult
 
@@ -72,6 +80,7 @@ __all__ = [
     "parse_preference",
     "run_pairwise",
     "task_id",
+    "warn_self_preference",
 ]
 
 FORMAT = "cogeval.pairwise"
@@ -512,6 +521,12 @@ def check_names(names: Any) -> tuple[str, str]:
 # -- results -----------------------------------------------------------------------------------
 
 
+def _one_line(text: Any, limit: int = 200) -> str:
+    """``text`` on one line, cut at ``limit`` characters."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
 def _wilson(successes: float, n: int, z: float = WIN_RATE_Z) -> Interval:
     """The Wilson score interval of ``successes / n`` for a real ``successes`` in [0, n] (ties count half)."""
     z2 = z * z
@@ -622,6 +637,49 @@ class PairwiseResult:
         """The comparators' keys, in order."""
         return list(self.verdicts)
 
+    @property
+    def warnings(self) -> list[str]:
+        """One sentence per comparator that decided no pair (n = 0: its rate and interval are undefined), saying
+        why: ``"no pair was decided by 'quality' (4 of 4 tasks without a verdict: 4 judge errors, first: ...)"``."""
+        return [text for text in map(self._undecided, self.verdicts) if text is not None]
+
+    def _undecided(self, key: str) -> str | None:
+        """Why comparator ``key`` has no verdict on any task, or ``None`` when it decided at least one."""
+        verdicts = self.verdicts[key]
+        if any(v.winner is not None for v in verdicts):
+            return None
+        if not verdicts:
+            return f"no pair was decided by {key!r}: there were no tasks"
+        kind = "judge errors" if self.comparators.get(key, {}).get("kind") == "judge" else "comparator errors"
+        counts: Counter[str] = Counter()
+        for task, verdict in zip(self.tasks, verdicts):
+            if task.error_a is not None and task.error_b is not None:
+                counts["where both variants failed"] += 1
+            elif verdict.error == NOT_LABELLED_YET:
+                counts[NOT_LABELLED_YET] += 1
+            else:
+                counts[kind] += 1
+        parts = ", ".join(f"{count} {reason}" for reason, count in counts.items())
+        first = next((v.error for v in verdicts if v.error is not None and v.error != NOT_LABELLED_YET), None)
+        first_text = "" if first is None else ", first: " + _one_line(first)
+        return (f"no pair was decided by {key!r} ({len(verdicts)} of {len(self.tasks)} tasks without a verdict: "
+                f"{parts}{first_text})")
+
+    def __repr__(self) -> str:
+        a, b = self.names
+        lines = [f"PairwiseResult {self.id}: {b} (B) vs {a} (A), {len(self.tasks)} tasks"]
+        for key in self.verdicts:
+            undecided = self._undecided(key)
+            if undecided is not None:
+                lines.append(f"  {undecided}")
+                continue
+            win = self.win_rate(key)
+            low, high = win.ci if win.ci is not None else (math.nan, math.nan)
+            lines.append(f"  {key}: B's rate {win.rate:.3g} [{low:.3g}, {high:.3g}], n = {win.n} ({win.wins} "
+                         f"wins, {win.losses} losses, {win.ties} ties), p = {win.p_value:.2g}, "
+                         f"{win.missing} without a verdict")
+        return "\n".join(lines)
+
     def _key(self, key: str | None) -> str:
         if key is None and len(self.verdicts) == 1:
             return self.keys[0]
@@ -726,9 +784,16 @@ class PairwiseResult:
         a, b = self.names
         summary = self.summary()
         caption = f"PairwiseResult: {b} (B) vs {a} (A) · {len(self.tasks)} tasks · rate = B's share, a tie half"
-        table = html_table(summary.to_dict("records"), list(summary.columns), caption=caption)
+        rows = summary.to_dict("records")
+        for row in rows:  # a comparator that decided nothing has no rate, interval or test to show
+            if row[col.N] == 0:
+                row[col.P_VALUE] = None
+        table = html_table(rows, list(summary.columns), caption=caption)
+        notes = "".join(f"<li>{escape(text)}</li>" for text in self.warnings)
+        notes = f'<div class="cogeval"><ul>{notes}</ul></div>' if notes else ""
         cases = self.to_frame()[[TASK_ID, col.INPUT, COMPARATOR, col.WINNER, FLIPPED, col.ERROR]]
-        return table + html_table(cases.to_dict("records"), list(cases.columns), caption="Verdicts", max_rows=10)
+        verdicts = html_table(cases.to_dict("records"), list(cases.columns), caption="Verdicts", max_rows=10)
+        return table + notes + verdicts
 
 
 def load_pairwise(path: str | os.PathLike[str]) -> PairwiseResult:
@@ -795,6 +860,19 @@ def finish(result: PairwiseResult, comparators: Sequence[Comparator], store: Any
     return result
 
 
+def warn_self_preference(comparators: Sequence[Comparator], variants: Mapping[str, Any], stacklevel: int = 3) -> None:
+    """Warn (:class:`~cogeval.SelfPreferenceWarning`) for each pairwise judge that is the model of a variant it
+    compares; ``variants`` maps each variant's name to its target (or its run file's ``config.target``)."""
+    for comparator in comparators:
+        if not isinstance(comparator, PairwiseJudge):
+            continue
+        for name, variant in variants.items():
+            message = self_preference_message(comparator.judge, variant, f"variant {name!r}")
+            if message is not None:
+                warnings.warn(f"pairwise judge {comparator.key!r}: {message}", SelfPreferenceWarning,
+                              stacklevel=stacklevel)
+
+
 def check_store(store: Any) -> Any:
     if store is not None and not isinstance(store, (RunStore, str, os.PathLike)):
         raise InputError(f"store must be a RunStore, a folder path or None; got {describe(store)}")
@@ -819,6 +897,7 @@ def run_pairwise(dataset: Any, variant_a: Any, variant_b: Any, comparators: Any,
     :func:`~cogeval.bradley_terry` (see docs/pairwise.md).
     """
     comparators, store = check_comparators(comparators), check_store(store)
+    warn_self_preference(comparators, {name: v for name, v in zip(check_names(names), (variant_a, variant_b))})
     result = run_sync(_arun(dataset, variant_a, variant_b, comparators, names, concurrency, timeout, retries))
     return finish(result, comparators, store)
 
@@ -829,6 +908,7 @@ async def arun_pairwise(dataset: Any, variant_a: Any, variant_b: Any, comparator
                         retries: int = 0) -> PairwiseResult:
     """Async form of :func:`run_pairwise`."""
     comparators, store = check_comparators(comparators), check_store(store)
+    warn_self_preference(comparators, {name: v for name, v in zip(check_names(names), (variant_a, variant_b))})
     result = await _arun(dataset, variant_a, variant_b, comparators, names, concurrency, timeout, retries)
     return finish(result, comparators, store)
 

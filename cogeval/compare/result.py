@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -16,10 +17,18 @@ from cogeval import _columns as col
 from cogeval._html import badge, escape, format_value, html_table, key_value_table, safe_html
 from cogeval.stats import Interval
 
-__all__ = ["MetricComparison", "RunComparison", "RunInfo"]
+__all__ = ["COLUMNS", "VERDICT_TONES", "MetricComparison", "RunComparison", "RunInfo", "headline", "interval_text",
+           "verdict_note"]
 
 Side = Literal["base", "head", "tie"]
 TestName = Literal["mcnemar", "mcnemar-exact", "t", "wilcoxon", "none"]
+Role = Literal["decides", "informs"]
+Verdict = Literal["better", "worse", "equivalent", "inconclusive"]
+RunVerdict = Literal["better", "worse", "equivalent", "inconclusive", "mixed"]
+
+COLUMNS = [*col.COMPARISON_COLUMNS, "verdict", "role", "higher_is_better", "improved", "regressed",
+           "margin", "ci_level", "mde", "n_needed"]
+"""The comparison table: the DESIGN §2 columns, then the verdict and what backs it."""
 
 
 class _Fields:
@@ -49,14 +58,23 @@ class RunInfo(_Fields):
 
 @dataclasses.dataclass(frozen=True)
 class MetricComparison(_Fields):
-    """One metric compared on the paired cases.
+    """One metric compared on the paired cases (``docs/comparing.md``).
 
     ``base`` and ``head`` are the means over the ``n`` pairs, ``difference``
-    their paired mean difference (head − base) with its bootstrap ``ci``,
-    ``effect_size`` Cohen's d_z, ``test`` the test used, ``p_value`` and the
-    Holm-``adjusted_p_value``; ``winner`` is the side the metric's direction
-    favours when ``significant``, else ``"tie"``; ``improved`` and
-    ``regressed`` count the cases that moved for or against head.
+    their paired mean difference (head − base) and ``ci`` the interval that
+    inverts the metric's ``test`` at level ``ci_level`` (its Holm step), so it
+    excludes 0 exactly when the metric is ``significant`` (Holm-``adjusted_p_value``
+    < alpha); ``effect_size`` is Cohen's d_z. ``winner`` is the side the
+    metric's direction favours when significant, else ``"tie"``. ``verdict``
+    says more: ``better``/``worse`` when the interval lies beyond ``margin``
+    (the smallest difference that matters, metric units; 0 when none was set),
+    ``equivalent`` when an equivalence test shows |difference| < ``margin``,
+    else ``inconclusive``. ``role`` is ``decides`` (counts towards the run's
+    verdict) or ``informs``. ``mde`` is the smallest difference this
+    comparison could detect with power 0.8 at its level, ``n_needed`` the
+    cases needed to detect ``margin`` (or the observed difference when no
+    margin is set); ``improved`` and ``regressed`` count the cases that moved
+    for or against head.
     """
 
     metric: str
@@ -74,6 +92,12 @@ class MetricComparison(_Fields):
     winner: Side
     improved: int
     regressed: int
+    role: Role = "decides"
+    verdict: Verdict = "inconclusive"
+    margin: float = 0.0
+    ci_level: float = math.nan
+    mde: float = math.nan
+    n_needed: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The row of the comparison table (``ci`` split into ``ci_low``/``ci_high``)."""
@@ -83,16 +107,20 @@ class MetricComparison(_Fields):
 
     @safe_html
     def _repr_html_(self) -> str:
-        row = {**self.to_dict(), col.WINNER: _WINNER_BADGES[self.winner]}
-        return key_value_table(f"MetricComparison {self.metric}", row, raw_keys=[col.WINNER])
+        row = {**self.to_dict(), col.WINNER: _WINNER_BADGES[self.winner], "verdict": VERDICT_BADGES[self.verdict]}
+        return key_value_table(f"MetricComparison {self.metric}", row, raw_keys=[col.WINNER, "verdict"])
 
 
 @dataclasses.dataclass(frozen=True)
 class RunComparison:
     """Head against base, metric by metric (see :func:`compare_runs`).
 
-    ``matched`` counts the paired cases, ``added``/``removed`` the cases only
-    head/base has (their keys in ``added_cases``/``removed_cases``).
+    ``verdict`` is the run's: ``better``/``worse`` when some deciding metric
+    is better/worse and none the other way, ``mixed`` when both, ``equivalent``
+    when every deciding metric is, else ``inconclusive``; ``winner`` is the
+    side more deciding metrics name. ``matched`` counts the paired cases,
+    ``added``/``removed`` the cases only head/base has (their keys in
+    ``added_cases``/``removed_cases``); ``margins`` are the margins used.
     """
 
     base: RunInfo
@@ -108,16 +136,24 @@ class RunComparison:
     changes: pd.DataFrame
     alpha: float
     seed: int | None
+    verdict: RunVerdict = "inconclusive"
+    margins: Mapping[str, float] = dataclasses.field(default_factory=dict)
 
     def to_frame(self) -> pd.DataFrame:
-        """The DESIGN §2 ``comparison`` table, plus ``higher_is_better``, ``improved``, ``regressed``."""
-        columns = [*col.COMPARISON_COLUMNS, "higher_is_better", "improved", "regressed"]
-        return pd.DataFrame([m.to_dict() for m in self.metrics.values()], columns=columns)
+        """The comparison table: one row per metric, the DESIGN §2 columns then ``verdict``, ``role``,
+        ``higher_is_better``, ``improved``, ``regressed``, ``margin``, ``ci_level``, ``mde``, ``n_needed``."""
+        frame = pd.DataFrame([m.to_dict() for m in self.metrics.values()], columns=COLUMNS)
+        return frame.astype({"n_needed": "Int64"})
+
+    @property
+    def decide_on(self) -> list[str]:
+        """The metrics that decide the verdict."""
+        return [name for name, m in self.metrics.items() if m.role == "decides"]
 
     @property
     def regressions(self) -> list[str]:
-        """Metrics on which head is significantly worse."""
-        return [name for name, m in self.metrics.items() if m.winner == "base"]
+        """Deciding metrics whose verdict is ``worse`` (what ``--fail-on-regression`` fails on)."""
+        return [name for name, m in self.metrics.items() if m.role == "decides" and m.verdict == "worse"]
 
     def report(self, kind: str | Sequence[str] = "console", path: Any = "eval-comparison") -> list[str]:
         """Write comparison reports (see :func:`cogeval.report_comparison`)."""
@@ -137,27 +173,36 @@ class RunComparison:
 
         return plot_changes(self, metric)
 
+    def headline(self) -> str:
+        """One sentence: the run's verdict and the deciding metrics behind it, in the words every report uses.
+
+        >>> import pandas as pd
+        >>> from cogeval import EvalRun, compare_runs
+        >>> run = lambda s: EvalRun.from_frame(pd.DataFrame({"input": [str(i) for i in range(40)], "exact_match": s}))
+        >>> compare_runs(run([0] * 40), run([1] * 40)).headline()
+        'head is better: better on exact_match (α = 0.05, 40 matched cases)'
+        """
+        return headline(self)
+
     @safe_html
     def _repr_html_(self) -> str:
-        level = f"{100 * (1 - self.alpha):g}% CI"
         rows = [
-            {col.METRIC: f"{name} {'↑' if m.higher_is_better else '↓'}", col.BASE: m.base, col.HEAD: m.head,
-             col.DIFFERENCE: m.difference, level: f"[{format_value(m.ci.low)}, {format_value(m.ci.high)}]",
-             "effect size": m.effect_size, col.TEST: m.test, col.N: m.n, "p": m.p_value, "adjusted p": m.adjusted_p_value,
-             col.WINNER: _WINNER_BADGES[m.winner], "improved": m.improved, "regressed": m.regressed}
+            {col.METRIC: f"{name} {'↑' if m.higher_is_better else '↓'}", "role": m.role, col.BASE: m.base,
+             col.HEAD: m.head, col.DIFFERENCE: m.difference, "interval": interval_text(m), "effect size": m.effect_size,
+             col.TEST: m.test, col.N: m.n, "p": m.p_value, "adjusted p": m.adjusted_p_value,
+             "verdict": VERDICT_BADGES[m.verdict], "mde": m.mde, "n needed": m.n_needed,
+             "improved": m.improved, "regressed": m.regressed}
             for name, m in self.metrics.items()
         ]
-        better, worse = sum(m.winner == "head" for m in self.metrics.values()), len(self.regressions)
-        verdict = (
-            f'<div class="cogeval">{_VERDICT_BADGES[self.winner]} {escape(self.head.name or self.head.run_id)} (head) vs '
-            f"{escape(self.base.name or self.base.run_id)} (base) · {better} significantly better, {worse} worse "
-            f"of {len(self.metrics)} metrics at α = {escape(self.alpha)} · {self.matched} matched, "
+        lead = (
+            f'<div class="cogeval">{VERDICT_BADGES[self.verdict]} {escape(headline(self))} · '
+            f"{escape(self.head.name or self.head.run_id)} (head) vs {escape(self.base.name or self.base.run_id)} (base) · "
             f"{self.added} added, {self.removed} removed cases</div>"
         )
         table = html_table(
-            rows, [col.METRIC, col.BASE, col.HEAD, col.DIFFERENCE, level, "effect size", col.TEST, col.N, "p",
-                   "adjusted p", col.WINNER, "improved", "regressed"],
-            raw_columns=[col.WINNER],
+            rows, [col.METRIC, "role", col.BASE, col.HEAD, col.DIFFERENCE, "interval", "effect size", col.TEST, col.N,
+                   "p", "adjusted p", "verdict", "mde", "n needed", "improved", "regressed"],
+            raw_columns=["verdict"],
         )
         notes = "".join(f"<li>{w}</li>" for w in map(escape, self.warnings))
         regressed = self.changes[self.changes[col.DIRECTION] == "regressed"]
@@ -165,8 +210,57 @@ class RunComparison:
             regressed.to_dict("records"), [col.METRIC, col.INPUT, col.BASE, col.HEAD, col.DELTA],
             caption=f"Regressed cases × metrics: {len(regressed)}, largest first (all in .changes)", max_rows=5,
         ) if len(regressed) else ""
-        return verdict + table + (f'<div class="cogeval"><ul>{notes}</ul></div>' if notes else "") + cases
+        return lead + table + (f'<div class="cogeval"><ul>{notes}</ul></div>' if notes else "") + cases
 
 
+def interval_text(m: MetricComparison) -> str:
+    """``[low, high] at 98.3%`` (4 significant digits), or ``–`` without an interval."""
+    if math.isnan(m.ci.low):
+        return "–"
+    return f"[{format_value(m.ci.low)}, {format_value(m.ci.high)}] at {100 * m.ci_level:.3g}%"
+
+
+def verdict_note(m: MetricComparison) -> str:
+    """Why a metric got its verdict, in a few words; for ``inconclusive`` how many cases would settle it.
+
+    Margins are written in the metric's units.
+    """
+    beyond = f" by more than {format_value(m.margin)}" if m.margin else ""
+    if m.verdict in ("better", "worse"):
+        return f"{m.verdict}{beyond}"
+    if m.verdict == "equivalent":
+        return f"equivalent within ±{format_value(m.margin)}"
+    if m.n < 2:
+        return "inconclusive: fewer than 2 paired cases"
+    if m.significant:
+        return f"inconclusive: significant, but not beyond the margin {format_value(m.margin)}"
+    need = (f"about {m.n_needed} cases would detect {'the margin' if m.margin else 'a difference this large'}"
+            if m.n_needed is not None else "no sample size would settle it from these data")
+    return f"inconclusive: not significant with {m.n} cases; {need}"
+
+
+def headline(comparison: RunComparison) -> str:
+    """The run's verdict in one sentence (see :meth:`RunComparison.headline`)."""
+    deciding = [m for m in comparison.metrics.values() if m.role == "decides"]
+    where = f"(α = {comparison.alpha:g}, {comparison.matched} matched cases)"
+    if not comparison.metrics:
+        return f"nothing to compare: no metric was scored in both runs {where}"
+    if not deciding:
+        return f"inconclusive: no compared metric decides {where}"
+    better = [m.metric for m in deciding if m.verdict == "better"]
+    worse = [m.metric for m in deciding if m.verdict == "worse"]
+    if comparison.verdict == "mixed":
+        return f"mixed: head is better on {', '.join(better)} and worse on {', '.join(worse)} {where}"
+    if comparison.verdict in ("better", "worse"):
+        return f"head is {comparison.verdict}: {comparison.verdict} on {', '.join(better or worse)} {where}"
+    if comparison.verdict == "equivalent":
+        return f"equivalent: every deciding metric is within its margin {where}"
+    needed = [m.n_needed for m in deciding if m.n_needed is not None and m.verdict == "inconclusive"]
+    hint = f"; about {min(needed)} cases would settle the closest one" if needed else ""
+    return f"inconclusive: no deciding metric is shown better, worse or equivalent{hint} {where}"
+
+
+VERDICT_TONES = {"better": "good", "worse": "bad", "equivalent": "neutral", "inconclusive": "neutral", "mixed": "bad"}
+"""The colour of each verdict word in every report."""
+VERDICT_BADGES = {word: badge(word, tone) for word, tone in VERDICT_TONES.items()}
 _WINNER_BADGES = {"head": badge("head", "good"), "base": badge("base", "bad"), "tie": badge("tie")}
-_VERDICT_BADGES = {"head": badge("head wins", "good"), "base": badge("base wins", "bad"), "tie": badge("tie")}

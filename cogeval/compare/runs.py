@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import collections
+import hashlib
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -82,26 +83,41 @@ def compare_runs(
     *,
     alpha: float = 0.05,
     test: str = "t",
-    seed: int | None = None,
+    seed: int | None = 0,
     metrics: Sequence[str] | None = None,
+    decide_on: Sequence[str] | None = None,
+    margins: Mapping[str, float] | None = None,
 ) -> RunComparison:
     """Compare ``head`` against ``base`` metric by metric on the cases both ran.
 
     ``base`` and ``head`` are runs, suite results or run-file paths. Cases pair
     by case key (repeats occurrence by occurrence); binary metrics use
-    McNemar, others the paired t-test (``test="t"``) or Wilcoxon; p-values
-    are Holm-adjusted; the interval is a ``seed``-ed bootstrap of the mean
-    paired difference at level ``1 - alpha``. ``warnings`` say when the two
-    runs are not comparable (other cases, prompts, judges or metrics).
+    McNemar, others the paired t-test (``test="t"``) or Wilcoxon.
+
+    - ``decide_on``: the metrics that decide the verdict, form one Holm family
+      and can fail CI. None: every per-case quality metric, i.e. all but the
+      statistical ones (latency, cost, token usage, custom run-level metrics),
+      which inform in a Holm family of their own.
+    - ``margins``: ``{"exact_match": 0.02, "latency": 0.05}``, the smallest
+      difference that matters, in the metric's units. A metric is ``better``
+      or ``worse`` only when its interval lies beyond its margin, and
+      ``equivalent`` when an equivalence test shows it within.
+    - ``seed`` is recorded with the result; the comparison is deterministic.
+
+    Each metric's interval inverts its test at its Holm level, so it excludes
+    0 exactly when the metric is significant. ``warnings`` say when the runs
+    are not comparable or the comparison can say little (see ``docs/comparing.md``).
     """
     base_run, head_run = as_run(base, "base"), as_run(head, "head")
     base_scores, head_scores = score_frame(base_run), score_frame(head_run)
     # A scored metric without a config entry (a hand-written file) is higher-is-better, as MetricRecord's default.
     scored = dict.fromkeys([*base_scores[col.METRIC].dropna(), *head_scores[col.METRIC].dropna()], True)
     directions = {**scored, **head_run.directions, **base_run.directions}
+    statistical = [m.name for run in (base_run, head_run) for m in run.config.statistical_metrics]
     return compare_scores(
         base_scores, head_scores,
         directions=directions, alpha=alpha, test=test, seed=seed, metrics=metrics,
+        decide_on=decide_on, informing=statistical, margins=margins,
         inputs={**_inputs(head_run), **_inputs(base_run)},
         base_info=RunInfo(base_run.run_id, base_run.name, base_run.started_at),
         head_info=RunInfo(head_run.run_id, head_run.name, head_run.started_at),
@@ -118,9 +134,62 @@ def _inputs(run: EvalRun) -> dict[str, Any]:
 
 
 def run_warnings(base: EvalRun, head: EvalRun) -> list[str]:
-    """Why two runs may not be comparable: datasets, prompts, judges, metric directions."""
+    """Why two runs may not be comparable: datasets, prompts, judges, several changes at once, directions, self-judging."""
     return [*_dataset_warnings(base, head), *_prompt_warnings(base, head), *_judge_warnings(base, head),
+            *_changed_warnings(base, head), *_self_judging_warnings(base, head),
             *_direction_warnings(base, head), *_run_level_warnings(base, head)]
+
+
+def _digest(text: Any) -> str:
+    return "none" if text is None else hashlib.sha256(str(text).encode()).hexdigest()[:8]
+
+
+def changes_between(base: EvalRun, head: EvalRun) -> list[str]:
+    """What differs in how the two runs were made: target, system prompt, temperature, trials, judge, metric parameters.
+
+    One entry per thing changed, e.g. ``"model 'gpt-a' → 'gpt-b'"``; the system prompt is named by a
+    short SHA-256 of its text.
+    """
+    old, new = base.config, head.config
+    changed = []
+    old_target, new_target = dict(old.target), dict(new.target)
+    for key, label in (("model", "model"), ("system", "system prompt"), ("temperature", "temperature")):
+        a, b = old_target.pop(key, None), new_target.pop(key, None)
+        if a != b:
+            changed.append(f"{label} sha256:{_digest(a)} → sha256:{_digest(b)}" if key == "system"
+                           else f"{label} {a!r} → {b!r}")
+    if old_target != new_target:
+        keys = [k for k in dict.fromkeys([*old_target, *new_target]) if old_target.get(k) != new_target.get(k)]
+        changed.append(f"target ({', '.join(map(str, keys))})")
+    if old.trials != new.trials:
+        changed.append(f"trials {old.trials} → {new.trials}")
+    if (old.judge or {}) != (new.judge or {}):
+        changed.append("judge")
+    params = {m.name: m.params for m in [*old.metrics, *old.statistical_metrics]}
+    for m in [*new.metrics, *new.statistical_metrics]:
+        if m.name in params and params[m.name] != m.params:
+            changed.append(f"parameters of {m.name}")
+    return changed
+
+
+def _changed_warnings(base: EvalRun, head: EvalRun) -> list[str]:
+    changed = changes_between(base, head)
+    if len(changed) < 2:
+        return []
+    return [f"More than one thing changed between the runs: {'; '.join(changed)}. "
+            "A difference cannot be put down to any one of them"]
+
+
+def _self_judging_warnings(base: EvalRun, head: EvalRun) -> list[str]:
+    """A judge that is the model it judges tends to prefer its own answers."""
+    notes = []
+    for side, run in (("base", base), ("head", head)):
+        judge = str((run.config.judge or {}).get("model") or "").strip().lower()
+        target = str(run.config.target.get("model") or "").strip().lower()
+        if judge and judge == target:
+            notes.append(f"The {side} run's judge is its own target model ({run.config.target.get('model')!r}): "
+                         "a model tends to prefer its own answers; use a judge from another model family")
+    return notes
 
 
 def _dataset_warnings(base: EvalRun, head: EvalRun) -> list[str]:

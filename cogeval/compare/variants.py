@@ -12,9 +12,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import html
+import itertools
 import math
 import os
 import types
@@ -27,13 +27,13 @@ import pandas as pd
 from cogeval import _columns as col
 from cogeval._check import check_choice, check_positive_int, check_probability, describe
 from cogeval._html import badge, format_value, html_table, safe_html
-from cogeval.compare.engine import TESTS
-from cogeval.compare.pairing import metrics_of, unit_values
-from cogeval.compare.runs import as_run, compare_runs, score_frame
+from cogeval.compare.engine import TESTS, PairedTest, paired_test
+from cogeval.compare.pairing import metrics_of, pair_scores, unit_values
+from cogeval.compare.runs import as_run, score_frame
 from cogeval.compare.store import RunStore
 from cogeval.data import EvalRun
 from cogeval.errors import InputError
-from cogeval.evaluate.suite import EvalSuite
+from cogeval.evaluate.suite import EvalSuite, arun_interleaved
 from cogeval.execution import run_sync
 from cogeval.stats import Interval, adjust_p_values, bootstrap_ci, wilson_interval
 from cogeval.stats.ranking import min_rank, rank_intervals
@@ -140,7 +140,16 @@ async def arun_variants(
     test: str = "t",
     seed: int | None = 0,
 ) -> Leaderboard:
-    """Async form of :func:`run_variants`."""
+    """Async form of :func:`run_variants`.
+
+    The variants run interleaved (:func:`~cogeval.evaluate.suite.arun_interleaved`):
+    each case-trial is answered by every variant back to back, in an order
+    that rotates by one variant per case-trial (with variants A, B, C and
+    ``repeats=1``: case 0 ABC, case 1 BCA, case 2 CAB, ...), so each goes first
+    equally often and load that changes over time meets every variant alike.
+    Up to ``concurrency`` case-trials are in flight (so at most ``concurrency``
+    calls at once); with ``store`` every run is saved when the runs finish.
+    """
     if not isinstance(variants, Variants):
         if not isinstance(variants, Mapping):
             raise InputError(f"variants must be a Variants or a mapping of names to targets; got {describe(variants)}")
@@ -159,13 +168,10 @@ async def arun_variants(
     # Check the leaderboard's arguments before spending anything on the runs.
     Leaderboard({name: None for name in suites}, axis=variants.axis, alpha=alpha, test=test, seed=seed)
 
-    async def run_one(suite: EvalSuite) -> Any:
-        result = await suite.arun()
-        if store is not None:
+    results = await arun_interleaved(list(suites.values()))
+    if store is not None:
+        for result in results:
             store.save(result)
-        return result
-
-    results = await asyncio.gather(*(run_one(suite) for suite in suites.values()))
     return Leaderboard(dict(zip(suites, results)), axis=variants.axis, alpha=alpha, test=test, seed=seed)
 
 
@@ -179,7 +185,7 @@ class Leaderboard:
     columns; ``docs/leaderboards.md`` every rule.
 
     - ``alpha``: intervals are at level ``1 - alpha``; significant means
-      Holm-adjusted p < ``alpha``.
+      Holm-adjusted p < ``alpha``, Holm over every pair of variants.
     - ``test``: ``"t"`` or ``"wilcoxon"``, the paired test of non-binary metrics.
     - ``seed``: seeds every bootstrap, so the table is the same at every call.
     """
@@ -249,8 +255,9 @@ class Leaderboard:
         (the best and worst rank the intervals allow, see
         :func:`cogeval.stats.ranking.rank_intervals`); ``p_value`` (the paired
         test of the variant against the leader, as :func:`~cogeval.compare_runs`
-        runs it), ``adjusted_p_value`` (Holm across the variants compared with
-        the leader on this metric) and ``significant`` (adjusted p < ``alpha``).
+        runs it), ``adjusted_p_value`` (Holm across every pair of variants on
+        this metric, because the leader is chosen from the same data) and
+        ``significant`` (adjusted p < ``alpha``).
         The leader's own test columns are NaN and False.
 
         A variant without any score for ``metric`` scores 0 with ``n = 0``, NaN
@@ -311,23 +318,39 @@ class Leaderboard:
         return self._against_leader(frame, metric)[list(LEADERBOARD_COLUMNS)]
 
     def _against_leader(self, frame: pd.DataFrame, metric: str) -> pd.DataFrame:
-        """Paired test of every scored variant against the leader (row 0), Holm across them."""
-        runs = self._runs()
+        """Each variant against the leader (row 0), Holm-adjusted across every pair of variants.
+
+        The leader is picked from the same data, so adjusting only its N − 1
+        comparisons would flag a variant far more often than ``alpha`` when all
+        are equal. Holm over all N·(N − 1)/2 pairs controls the family-wise
+        error of every pairwise claim, the leader's included.
+        """
         leader = frame[VARIANT].iloc[0]
-        p = np.full(len(frame), math.nan)
-        tested = np.zeros(len(frame), dtype=bool)
-        for i in range(1, len(frame)):
-            if frame[col.N].iloc[0] and frame[col.N].iloc[i]:
-                comparison = compare_runs(runs[leader], runs[frame[VARIANT].iloc[i]], alpha=self.alpha,
-                                          test=self.test, seed=self.seed, metrics=[metric])
-                result = comparison.metrics[metric]
-                p[i], tested[i] = result.p_value, result.test != "none"
-        adjusted = np.where(np.isnan(p), math.nan, 1.0)  # untested (fewer than 2 pairs): p = 1, as compare_runs
-        adjusted[tested] = adjust_p_values(p[tested], "holm")
+        scored = [v for v, n in zip(frame[VARIANT], frame[col.N]) if n]
+        tests = {pair: self._pair_test(metric, *pair) for pair in itertools.combinations(scored, 2)}
+        tested = [pair for pair, t in tests.items() if t.name != "none" and not math.isnan(t.p_value)]
+        adjusted = dict(zip(tested, adjust_p_values([tests[pair].p_value for pair in tested], "holm")))
+        p, adj = np.full(len(frame), math.nan), np.full(len(frame), math.nan)
+        for i, name in enumerate(frame[VARIANT]):
+            pair = next((q for q in ((leader, name), (name, leader)) if q in tests), None)
+            if name == leader or pair is None:
+                continue
+            p[i] = tests[pair].p_value
+            adj[i] = adjusted.get(pair, math.nan if math.isnan(p[i]) else 1.0)  # untested: p = 1, as compare_runs
         frame[col.P_VALUE] = p
-        frame[col.ADJUSTED_P_VALUE] = adjusted
-        frame[col.SIGNIFICANT] = adjusted < self.alpha  # NaN compares False
+        frame[col.ADJUSTED_P_VALUE] = adj
+        frame[col.SIGNIFICANT] = adj < self.alpha  # NaN compares False
         return frame
+
+    def _pair_test(self, metric: str, first: str, second: str) -> PairedTest:
+        """The paired test of two variants on ``metric``, as :func:`~cogeval.compare_runs` runs it."""
+        if "scores" not in self._cache:
+            self._cache["scores"] = {name: score_frame(run) for name, run in self._runs().items()}
+        scores = self._cache["scores"]
+        pairing = pair_scores(scores[first], scores[second], directions={metric: self.directions[metric]})
+        a, b = pairing.base[metric].to_numpy(), pairing.head[metric].to_numpy()
+        keep = ~(np.isnan(a) | np.isnan(b))
+        return paired_test(a[keep], b[keep], self.test)
 
     def best(self, metric: str) -> str | None:
         """The variant ranked first on ``metric``, or None when several share rank 1."""
@@ -372,7 +395,8 @@ class Leaderboard:
                  if not (s or math.isnan(p))]
         lines.append(f"Best: {best}." if best else "No single best: several variants share rank 1.")
         if behind:
-            lines.append(f"Significantly different from {leader} (Holm-adjusted p < {self.alpha:g}): {', '.join(behind)}.")
+            lines.append(f"Significantly different from {leader} (Holm-adjusted over all pairs, p < {self.alpha:g}): "
+                         f"{', '.join(behind)}.")
         if close:
             lines.append(f"Not distinguishable from {leader}: {', '.join(close)}.")
         return "\n".join(lines)

@@ -24,7 +24,12 @@ from cogeval.scoring import AssertionResult, Score
 from cogeval.scoring.judge import judge_usage_totals
 from cogeval.stats import Aggregate
 
-__all__ = ["CaseResult", "EvalSuiteResult", "RunStats"]
+__all__ = ["EXIT_ASSERTION_FAILED", "EXIT_RUN_FAILED", "CaseResult", "EvalSuiteResult", "RunStats"]
+
+EXIT_ASSERTION_FAILED = 1
+""":attr:`EvalSuiteResult.exit_code` when the run produced scores but an assertion failed."""
+EXIT_RUN_FAILED = 2
+""":attr:`EvalSuiteResult.exit_code` when the run failed as a whole (see :attr:`EvalSuiteResult.failures`)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,6 +70,17 @@ class RunStats:
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+    def counts_text(self) -> str:
+        """The counts a report opens with: ``"12 results, 0 errors, 0 metric errors, 12 judge errors"``.
+
+        Judge errors are shown when a judge was asked (or failed) in the run,
+        so a run whose every judge call failed never reads as a clean one.
+        """
+        text = f"{self.total} results, {self.errors} errors, {self.metric_errors} metric errors"
+        if self.judge_calls or self.judge_cache_hits or self.judge_errors:
+            text += f", {self.judge_errors} judge errors"
+        return text
 
 
 def _cost(results: Sequence[CaseOutcome]) -> float:
@@ -122,14 +138,53 @@ class EvalSuiteResult:
     config: Mapping[str, Any]
 
     @property
+    def failures(self) -> list[str]:
+        """Why the run failed as a whole, one sentence each; empty when it did not.
+
+        A run fails when every case errored (``stats.errors == stats.total > 0``:
+        ``"every case errored (12 of 12), first: ..."``) or when a per-case
+        metric has no score on any case, every cell NaN (``"metric 'faithfulness'
+        has no score on any case: 12 judge errors, first: ..."``, e.g. every judge
+        call failed). A metric that failed on some cases only does not fail the
+        run; its errors are counted in :attr:`stats`. Failed assertions are not
+        listed here (see :attr:`assertions`).
+        """
+        reasons = []
+        stats = self.stats
+        if stats.total > 0 and stats.errors == stats.total:
+            first = next((r.error for r in self.results if r.error is not None), None)
+            reasons.append(f"every case errored ({stats.errors} of {stats.total})" + _first(first))
+        if not self.results:
+            return reasons
+        for name in self.metric_names:
+            cells = [r.scores.get(name) for r in self.results]
+            if any(s is not None and not _missing(s.value) for s in cells):
+                continue
+            errors = [s for s in cells if s is not None and s.error is not None]
+            judged = any(isinstance(s.details, Mapping) and "judge_usage" in s.details for s in errors)
+            parts = [f"{len(errors)} {'judge errors' if judged else 'errors'}"] if errors else []
+            if len(cells) > len(errors):
+                parts.append(f"{len(cells) - len(errors)} NaN scores without an error")
+            first = _first(_unprefixed(errors[0].error, f"metric {name!r} ")) if errors else ""
+            reasons.append(f"metric {name!r} has no score on any case: {' and '.join(parts)}{first}")
+        return reasons
+
+    @property
     def passed(self) -> bool:
-        """True when every assertion passed (or there are none)."""
-        return all(a.passed for a in self.assertions)
+        """True when the run did not fail (:attr:`failures` is empty) and every assertion passed (or there are none)."""
+        return not self.failures and all(a.passed for a in self.assertions)
 
     @property
     def exit_code(self) -> int:
-        """0 when every assertion passed, else 1: ``raise SystemExit(result.exit_code)`` in CI."""
-        return 0 if self.passed else 1
+        """The CI status, for ``raise SystemExit(result.exit_code)``.
+
+        ``2`` when the run failed (:attr:`failures`: every case errored, or a
+        metric has no score on any case), whatever its assertions say; else
+        ``1`` when an assertion failed; else ``0``.
+        """
+        if self.failures:
+            return EXIT_RUN_FAILED
+        return 0 if all(a.passed for a in self.assertions) else EXIT_ASSERTION_FAILED
 
     @property
     def metric_names(self) -> list[str]:
@@ -225,14 +280,16 @@ class EvalSuiteResult:
         return str(write_baseline(path, self.aggregated, self.directions))
 
     def summary(self) -> dict[str, Any]:
-        """A small JSON-able summary: totals, metric means, whether assertions passed."""
+        """A small JSON-able summary: totals, metric means, whether assertions passed, and ``failures``
+        (why the run failed, see :attr:`failures`)."""
         return {
             "success": True,
             "total": self.stats.total,
             "duration": self.stats.duration_s,
             "cost": None if math.isnan(self.stats.cost_usd) else self.stats.cost_usd,
             "metrics": {name: _json_number(agg.mean) for name, agg in self.aggregated.items()},
-            "assertions_passed": self.passed,
+            "assertions_passed": all(a.passed for a in self.assertions),
+            "failures": self.failures,
         }
 
     def plot(self, metric: str) -> Any:
@@ -243,7 +300,10 @@ class EvalSuiteResult:
 
     @safe_html
     def _repr_html_(self) -> str:
-        title = f"EvalSuiteResult {self.name or ''} · {self.run_id} · {self.stats.total} results, {self.stats.errors} errors"
+        title = f"EvalSuiteResult {self.name or ''} · {self.run_id} · {self.stats.counts_text()}"
+        failures = self.failures
+        if failures:
+            title = f"FAILED: {'; '.join(failures)} · {title}"
         metrics = html_table(
             [
                 {**dataclasses.asdict(agg), col.METRIC: name, "direction": {True: "↑", False: "↓"}.get(self.directions.get(name), "")}
@@ -278,6 +338,22 @@ def _result_record(r: CaseResult) -> dict[str, Any]:
         "trace_id": r.trace_id, "prompt": r.prompt, "tool_calls": r.tool_calls, "turns": turns,
         "scores": [{"metric": name, "score": s.value, "error": s.error, "details": s.details} for name, s in r.scores.items()],
     }
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _unprefixed(text: str, prefix: str) -> str:
+    return text[len(prefix):] if text.startswith(prefix) else text
+
+
+def _first(error: Any, limit: int = 200) -> str:
+    """``", first: <error>"`` on one line, cut at ``limit`` characters; ``""`` for no error."""
+    if error is None:
+        return ""
+    text = " ".join(str(error).split())
+    return ", first: " + (text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 def _json_number(value: float) -> float | None:

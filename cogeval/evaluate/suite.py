@@ -5,11 +5,18 @@
 >>> result = EvalSuite(data, lambda q: str(eval(q)), metrics=[exact_match()], progress=False).run()
 >>> result.aggregated["exact_match"].mean
 1.0
+
+:func:`arun_interleaved` runs several suites over the same cases at once,
+each case's targets back to back in an order that rotates per case (see
+:func:`~cogeval.execution.run_interleaved`), so changing load meets every
+target alike; ``EvalComparison`` and ``run_variants`` run their suites so,
+and :meth:`EvalSuite.arun` is its one-suite case.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -20,11 +27,11 @@ from cogeval.data import Case, Dataset
 from cogeval.data.run_id import iso_utc, new_run_id, utc_now
 from cogeval.errors import InputError
 from cogeval.evaluate.result import CaseResult, EvalSuiteResult, run_stats
-from cogeval.execution import as_target, run_cases, run_sync
+from cogeval.execution import as_target, run_interleaved, run_sync
 from cogeval.scoring import JudgeConfig, Metric, Score, StatisticalMetric
 from cogeval.stats import aggregate
 
-__all__ = ["EvalSuite"]
+__all__ = ["EvalSuite", "arun_interleaved"]
 
 
 def as_dataset(dataset: Any) -> Dataset:
@@ -137,6 +144,13 @@ class EvalSuite:
             raise InputError(f"name must be a string; got {describe(name)}")
         self.name = name
         self.metadata = check_json_metadata("metadata", metadata)
+        if needing_judge:  # a judge that judges its own model's answers: say so now, before any call
+            from cogeval.errors import SelfPreferenceWarning
+            from cogeval.scoring.judge import self_preference_message
+
+            message = self_preference_message(self.judge, self.target)
+            if message is not None:
+                warnings.warn(message, SelfPreferenceWarning, stacklevel=2)
 
     def __repr__(self) -> str:
         names = [m.name for m in self.metrics + self.statistical_metrics]
@@ -148,25 +162,8 @@ class EvalSuite:
 
     async def arun(self, max_cases: int | None = None) -> EvalSuiteResult:
         """Async form of :meth:`run`."""
-        cases = list(self.dataset)
-        if max_cases is not None:
-            cases = cases[: check_positive_int("max_cases", max_cases)]
-        started = utc_now()
-        clock = time.perf_counter()
-        with _ProgressBar(self.progress, len(cases) * self.trials, self.name) as bar:
-
-            def on_outcome(outcome: Any, completed: int, total: int) -> None:
-                bar.update()
-                if self.on_progress is not None:
-                    self.on_progress({"completed": completed, "total": total, "current_case": outcome.case})
-
-            outcomes = await run_cases(
-                cases, self.target, concurrency=self.concurrency, timeout=self.timeout,
-                retries=self.retries, trials=self.trials, on_outcome=on_outcome,
-            )
-            results = await self._score(outcomes)
-        duration = time.perf_counter() - clock
-        return self._result(results, started, duration)
+        [result] = await arun_interleaved([self], max_cases)
+        return result
 
     async def _score(self, outcomes: Sequence[Any]) -> list[CaseResult]:
         limit = asyncio.Semaphore(self.concurrency)
@@ -215,6 +212,77 @@ class EvalSuite:
             "timeoutS": self.timeout,
             "retries": self.retries,
         }
+
+
+_SHARED_OPTIONS = ("concurrency", "timeout", "retries", "trials")
+
+
+def _check_suites(suites: Any) -> list[EvalSuite]:
+    """Suites that can run interleaved: the same cases and the same run options."""
+    if isinstance(suites, (str, bytes, EvalSuite)) or not isinstance(suites, Sequence) or not suites:
+        raise InputError(f"suites must be a non-empty list of EvalSuite; got {describe(suites)}")
+    suites = list(suites)
+    for index, suite in enumerate(suites):
+        if not isinstance(suite, EvalSuite):
+            raise InputError(f"suites[{index}] must be an EvalSuite; got {describe(suite)}")
+    first = suites[0]
+    for index, suite in enumerate(suites[1:], start=1):
+        for option in _SHARED_OPTIONS:
+            if getattr(suite, option) != getattr(first, option):
+                raise InputError(
+                    f"suites[{index}] has {option}={getattr(suite, option)!r} but suites[0] has "
+                    f"{getattr(first, option)!r}; interleaved suites must share {', '.join(_SHARED_OPTIONS)}"
+                )
+        if suite.dataset is not first.dataset and suite.dataset.fingerprint != first.dataset.fingerprint:
+            raise InputError(f"suites[{index}] has another dataset than suites[0]; interleaved suites must run the same cases")
+    return suites
+
+
+async def arun_interleaved(suites: Sequence[EvalSuite], max_cases: int | None = None) -> list[EvalSuiteResult]:
+    """Run several suites over the same cases, interleaved; one result per suite, in order.
+
+    The targets answer each (case, trial) back to back, in an order rotating by
+    one target per case-trial (with two suites A and B and one trial: case 0 A
+    then B, case 1 B then A, ...; see :func:`~cogeval.execution.run_interleaved`),
+    so load that changes over time meets every target alike and their latencies
+    compare fairly. Up to ``concurrency`` case-trials are in flight at once.
+
+    The suites must share their dataset, ``concurrency``, ``timeout``,
+    ``retries`` and ``trials`` (an :class:`InputError` names the first
+    difference); each keeps its own target, metrics, judge, assertions, name,
+    metadata, progress bar and ``on_progress``. Each result is what the
+    suite's own :meth:`EvalSuite.arun` gives: its own ``run_id``, the common
+    start time, and its end and duration when its scoring is done. Cancelling
+    (or Ctrl-C under ``run_sync``) raises
+    :class:`~cogeval.execution.RunInterrupted` with every target's finished
+    outcomes in ``by_target``.
+    """
+    suites = _check_suites(suites)
+    first = suites[0]
+    cases = list(first.dataset)
+    if max_cases is not None:
+        cases = cases[: check_positive_int("max_cases", max_cases)]
+    started = utc_now()
+    clock = time.perf_counter()
+    with contextlib.ExitStack() as stack:
+        bars = [stack.enter_context(_ProgressBar(s.progress, len(cases) * s.trials, s.name)) for s in suites]
+
+        def on_outcome(position: int, outcome: Any, completed: int, total: int) -> None:
+            bars[position].update()
+            callback = suites[position].on_progress
+            if callback is not None:
+                callback({"completed": completed, "total": total, "current_case": outcome.case})
+
+        by_target = await run_interleaved(
+            cases, [s.target for s in suites], concurrency=first.concurrency, timeout=first.timeout,
+            retries=first.retries, trials=first.trials, on_outcome=on_outcome,
+        )
+
+        async def finish(suite: EvalSuite, outcomes: list[Any]) -> EvalSuiteResult:
+            results = await suite._score(outcomes)
+            return suite._result(results, started, time.perf_counter() - clock)
+
+        return list(await asyncio.gather(*(finish(s, o) for s, o in zip(suites, by_target))))
 
 
 def _run_level(metric: Any, results: list[CaseResult]) -> Any:

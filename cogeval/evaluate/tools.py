@@ -35,7 +35,8 @@ class EvalTool:
     """A callable tool with its OpenAI function-tool ``schema``.
 
     Calling it never raises: it returns ``{success, total, duration, cost,
-    metrics, assertions_passed}`` or ``{success: False, error}``.
+    metrics, assertions_passed, failures}`` (``failures``: why the run failed,
+    see :attr:`EvalSuiteResult.failures`) or ``{success: False, error}``.
     """
 
     suite: EvalSuite

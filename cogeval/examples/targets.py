@@ -4,15 +4,32 @@
   knows fewer capitals, multiplies only by small numbers and miscounts long words.
 - ``assistant_v2`` (the candidate) answers tersely, knows more capitals,
   multiplies and counts right, but has a new bug: it converts more than
-  24 hours to minutes wrongly. It also thinks a little longer.
+  24 hours to minutes wrongly. It also thinks longer about arithmetic.
 
-Neither calls a network.
+Neither calls a network nor sleeps. Each returns a
+:class:`~cogeval.execution.TargetResponse` whose ``duration_s`` is a simulated
+latency, so the demo's latency comparison is the same on every machine and
+under any load:
+
+- ``assistant_v1``: 0.20 s + 0.01 s per word of its answer;
+- ``assistant_v2``: 0.22 s + 0.01 s per word of its answer, plus 0.15 s on
+  arithmetic questions (it works the sum out).
+
+So v2 is faster on most geography questions (its answers are a word or
+two, v1's a sentence) and slower elsewhere, most of all on arithmetic.
+
+>>> v1 = assistant_v1("What is the capital of France?")
+>>> v1.output, v1.duration_s
+('The capital of France is Paris.', 0.26)
+>>> assistant_v2("What is the capital of France?").duration_s, assistant_v2("What is 2 + 3?").duration_s
+(0.23, 0.38)
 """
 
 from __future__ import annotations
 
 import re
-import time
+
+from cogeval.execution import TargetResponse
 
 __all__ = ["assistant_v1", "assistant_v2"]
 
@@ -34,9 +51,22 @@ def _capital(country: str) -> str | None:
     return capitals().get(country)
 
 
-def assistant_v1(question: str) -> str:
-    """The current version: verbose on geography, with gaps."""
-    time.sleep(0.002)
+def _simulated(answer: str, milliseconds: int) -> TargetResponse:
+    """``answer`` with a latency of ``milliseconds`` + 10 ms per word (whole milliseconds, so exact in seconds)."""
+    return TargetResponse(answer, duration_s=(milliseconds + 10 * len(answer.split())) / 1000)
+
+
+def assistant_v1(question: str) -> TargetResponse:
+    """The current version: verbose on geography, with gaps; 0.20 s + 0.01 s per word."""
+    return _simulated(_answer_v1(question), 200)
+
+
+def assistant_v2(question: str) -> TargetResponse:
+    """The candidate: terse, more often right, breaks conversions past a day; 0.22 s + 0.01 s a word, +0.15 s on sums."""
+    return _simulated(_answer_v2(question), 220 + (150 if _ARITHMETIC.fullmatch(question) else 0))
+
+
+def _answer_v1(question: str) -> str:
     if match := _CAPITAL.fullmatch(question):
         country = match[1]
         if country in _UNKNOWN_TO_V1:
@@ -56,9 +86,7 @@ def assistant_v1(question: str) -> str:
     return "I don't know."
 
 
-def assistant_v2(question: str) -> str:
-    """The candidate: terse and more often right, but breaks conversions past a day."""
-    time.sleep(0.004)
+def _answer_v2(question: str) -> str:
     if match := _CAPITAL.fullmatch(question):
         country = match[1]
         return "unknown" if country in _UNKNOWN_TO_V2 else str(_capital(country))

@@ -13,6 +13,21 @@ with exponential backoff and jitter; a case whose every attempt fails gets
 
 A sync target that hangs cannot be killed: its attempt times out, the runner
 moves on, and the call finishes (or not) in its daemon thread.
+
+:func:`run_interleaved` runs several targets over the same cases fairly: each
+(case, trial) job calls every target back to back, the order rotating by one
+target per job, so load that changes over time (another process, a warming
+cache, a rate-limited API) meets every target alike. :func:`run_cases` is
+the one-target case of it.
+
+>>> calls = []
+>>> def a(text): calls.append(("a", text)); return text
+>>> def b(text): calls.append(("b", text)); return text.upper()
+>>> by_target = run_sync(run_interleaved([Case("x"), Case("y"), Case("z")], [a, b], concurrency=1))
+>>> calls
+[('a', 'x'), ('b', 'x'), ('b', 'y'), ('a', 'y'), ('a', 'z'), ('b', 'z')]
+>>> [[o.output for o in outcomes] for outcomes in by_target]
+[['x', 'y', 'z'], ['X', 'Y', 'Z']]
 """
 
 from __future__ import annotations
@@ -22,7 +37,7 @@ import contextvars
 import dataclasses
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from numbers import Real
 from typing import Any
 
@@ -32,17 +47,29 @@ from cogeval.errors import ExecutionError, InputError
 from cogeval.execution.retry import MAX_BACKOFF_S, error_text, retry_delay, retryable
 from cogeval.execution.target import Target, TargetResponse, TurnOutcome, as_target, converse
 
-__all__ = ["CaseOutcome", "RunInterrupted", "run_cases", "run_sync"]
+__all__ = ["CaseOutcome", "RunInterrupted", "run_cases", "run_interleaved", "run_sync"]
 
 MAX_RETRIES = 10
 
 
 class RunInterrupted(ExecutionError):
-    """A run was cancelled (or interrupted with Ctrl-C); ``outcomes`` holds the finished case-trials."""
+    """A run was cancelled (or interrupted with Ctrl-C); ``outcomes`` holds the finished case-trials.
 
-    def __init__(self, completed: int, total: int, outcomes: list[CaseOutcome]) -> None:
-        super().__init__(f"Run interrupted after {completed} of {total} cases")
+    ``by_target`` holds them split by target, one list per target in the order
+    given (one list for a one-target run); ``outcomes`` is every list of it
+    joined, target after target. ``total`` counts the case-trials of one target.
+    """
+
+    def __init__(self, completed: int, total: int, outcomes: list[CaseOutcome],
+                 by_target: list[list[CaseOutcome]] | None = None) -> None:
+        by_target = [list(outcomes)] if by_target is None else by_target
+        if len(by_target) > 1:
+            counts = ", ".join(str(len(finished)) for finished in by_target)
+            super().__init__(f"Run interrupted after {counts} of {total} cases (one count per target)")
+        else:
+            super().__init__(f"Run interrupted after {completed} of {total} cases")
         self.outcomes = outcomes
+        self.by_target = by_target
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,9 +80,11 @@ class CaseOutcome:
     cases with the same key (0 for the first), ``trial`` is 0-based. ``output`` is
     ``""`` when every attempt failed, and ``error`` then says why (``None`` on
     success). ``duration_s`` is the time of the final attempt (backoff waits are
-    not counted); tokens and cost are ``None`` when the target did not report
-    them. ``attempts`` counts the calls made (1 + retries used); ``turns`` holds
-    one :class:`TurnOutcome` per call of a multi-turn case, else ``None``.
+    not counted), or the latency the target reported itself
+    (:attr:`TargetResponse.duration_s`); tokens and cost are ``None`` when the
+    target did not report them. ``attempts`` counts the calls made (1 +
+    retries used); ``turns`` holds one :class:`TurnOutcome` per call of a
+    multi-turn case, else ``None``.
     """
 
     index: int
@@ -103,6 +132,8 @@ async def _run_one(target: Target, case: Case, timeout: float, retries: int, bac
             text = error_text(exc)
         duration = time.perf_counter() - started
         if error is None:
+            if response.duration_s is not None:  # the target's own timing replaces the wall clock
+                duration = response.duration_s
             return dict(output=response.output, error=None, duration_s=duration,
                         input_tokens=response.get("input_tokens"), output_tokens=response.get("output_tokens"),
                         cost_usd=response.get("cost_usd"), trace_id=response.trace_id, prompt=response.prompt,
@@ -152,34 +183,81 @@ async def run_cases(
     - ``on_outcome(outcome, completed, total)``: called after each case-trial
       finishes, in completion order; ``total`` = cases × trials.
 
-    Cancelling the run (or Ctrl-C under :func:`run_sync`) stops the workers and
-    raises :class:`RunInterrupted` carrying the finished outcomes. An exception
-    raised by ``on_outcome`` stops the run and propagates.
+    An outcome's ``duration_s`` is the wall-clock time of its final attempt, or
+    the :attr:`TargetResponse.duration_s` the target reported. Cancelling the
+    run (or Ctrl-C under :func:`run_sync`) stops the workers and raises
+    :class:`RunInterrupted` carrying the finished outcomes. An exception raised
+    by ``on_outcome`` stops the run and propagates.
     """
-    cases = _checked(cases, concurrency, timeout, retries, trials, backoff)
     target = as_target(target)
+    callback = None if on_outcome is None else (lambda _, outcome, done, total: on_outcome(outcome, done, total))
+    [outcomes] = await run_interleaved(cases, [target], concurrency=concurrency, timeout=timeout, retries=retries,
+                                       trials=trials, on_outcome=callback, backoff=backoff)
+    return outcomes
+
+
+async def run_interleaved(
+    cases: Iterable[Case],
+    targets: Sequence[Any],
+    *,
+    concurrency: int = 5,
+    timeout: float = 30.0,
+    retries: int = 0,
+    trials: int = 1,
+    on_outcome: Callable[[int, CaseOutcome, int, int], None] | None = None,
+    backoff: float = 0.5,
+) -> list[list[CaseOutcome]]:
+    """Run several targets over the same cases, interleaved; one outcome list per target.
+
+    Each (case, trial) job is a group: the targets answer it back to back,
+    one after the other, in an order that rotates by one target per job. Job
+    ``g = index · trials + trial`` starts with target ``g mod n`` and goes on
+    in the order given, wrapping round: with two targets A and B and one trial,
+    case 0 runs A then B, case 1 B then A, case 2 A then B, ...; with three,
+    ABC, BCA, CAB, ... So every target goes first (and last) equally often,
+    and load that changes over time (another process, a warming cache, a
+    rate-limited API) meets every target alike: a fair comparison of latency.
+
+    ``concurrency`` bounds the jobs in flight (so at most ``concurrency``
+    target calls are open at once); ``timeout``, ``retries``, ``trials`` and
+    ``backoff`` are as :func:`run_cases` has them, per target call.
+    ``on_outcome(target_index, outcome, completed, total)`` is called after
+    each target's case-trial, with that target's count ``completed`` and
+    ``total`` = cases × trials. Each target's list is in (case, trial) order,
+    as :func:`run_cases` returns it. Cancelling raises :class:`RunInterrupted`
+    with the finished outcomes of every target (``by_target``).
+    """
+    if isinstance(targets, (str, bytes, Mapping)) or not isinstance(targets, Sequence) or not targets:
+        raise InputError(f"targets must be a non-empty list of targets; got {describe(targets)}")
+    for position, target in enumerate(targets):
+        if not isinstance(target, Target) and not callable(target):
+            raise InputError(f"targets[{position}] must be a callable or a ChatTarget; got {describe(target)}")
+    cases = _checked(cases, concurrency, timeout, retries, trials, backoff)
+    targets = [as_target(target) for target in targets]
+    n = len(targets)
     seen: dict[str, int] = {}
     occurrences = []
     for case in cases:
         occurrences.append(seen.get(case.key, 0))
         seen[case.key] = occurrences[-1] + 1
     total = len(cases) * trials
-    slots: list[CaseOutcome | None] = [None] * total
-    jobs = iter(range(total))  # slot = index * trials + trial; shared by the workers
-    completed = 0
+    slots: list[list[CaseOutcome | None]] = [[None] * total for _ in targets]
+    completed = [0] * n
+    jobs = iter(range(total))  # job = index * trials + trial; shared by the workers
 
     async def worker() -> None:
-        nonlocal completed
-        for slot in jobs:
-            index, trial = divmod(slot, trials)
+        for job in jobs:
+            index, trial = divmod(job, trials)
             case = cases[index]
-            fields = await _run_one(target, case, timeout, retries, backoff)
-            outcome = CaseOutcome(index=index, case=case, case_key=case.key, occurrence=occurrences[index],
-                                  trial=trial, **fields)
-            slots[slot] = outcome
-            completed += 1
-            if on_outcome is not None:
-                on_outcome(outcome, completed, total)
+            for step in range(n):  # back to back, starting with target job mod n
+                position = (job + step) % n
+                fields = await _run_one(targets[position], case, timeout, retries, backoff)
+                outcome = CaseOutcome(index=index, case=case, case_key=case.key, occurrence=occurrences[index],
+                                      trial=trial, **fields)
+                slots[position][job] = outcome
+                completed[position] += 1
+                if on_outcome is not None:
+                    on_outcome(position, outcome, completed[position], total)
 
     workers = [asyncio.create_task(worker()) for _ in range(min(concurrency, total))]
     try:
@@ -189,7 +267,8 @@ async def run_cases(
             task.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
         if isinstance(exc, (asyncio.CancelledError, KeyboardInterrupt)):
-            raise RunInterrupted(completed, total, [o for o in slots if o is not None]) from None
+            finished = [[o for o in outcomes if o is not None] for outcomes in slots]
+            raise RunInterrupted(sum(completed), total, [o for f in finished for o in f], finished) from None
         raise
     return slots  # type: ignore[return-value]
 

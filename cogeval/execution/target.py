@@ -24,6 +24,7 @@ import contextvars
 import dataclasses
 import inspect
 import json
+import math
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -58,9 +59,16 @@ class TargetResponse:
       completion's id for a ``ChatTarget``).
     - ``prompt``: which prompt made the answer, e.g. ``{"key", "version_id",
       "version", "ab_test"}``; kept as given.
+    - ``duration_s``: the latency the target measured itself, in seconds
+      (>= 0), e.g. server-side timing or a simulation; when given, it replaces
+      the wall-clock time of the call as the outcome's (or turn's) ``duration_s``.
 
     >>> TargetResponse("4", usage={"prompt_tokens": 12, "completion_tokens": 1}).usage
     {'input_tokens': 12, 'output_tokens': 1, 'cost_usd': None}
+    >>> TargetResponse("4", duration_s=-1)
+    Traceback (most recent call last):
+    ...
+    cogeval.errors.InputError: TargetResponse.duration_s must be a finite number of seconds >= 0 or None; got -1
     """
 
     output: str
@@ -68,6 +76,7 @@ class TargetResponse:
     tool_calls: Any = None
     trace_id: str | None = None
     prompt: Mapping[str, Any] | None = None
+    duration_s: float | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.output, str):
@@ -80,6 +89,13 @@ class TargetResponse:
             object.__setattr__(self, "prompt", dict(self.prompt))
         if self.trace_id is not None and not isinstance(self.trace_id, str):
             object.__setattr__(self, "trace_id", str(self.trace_id))
+        if self.duration_s is not None:
+            value = self.duration_s
+            if not isinstance(value, Real) or isinstance(value, bool) or not 0 <= value < math.inf:
+                raise InputError(
+                    f"TargetResponse.duration_s must be a finite number of seconds >= 0 or None; got {describe(value)}"
+                )
+            object.__setattr__(self, "duration_s", float(value))
 
     def get(self, name: str) -> Any:
         """A usage value (``input_tokens``, ``output_tokens``, ``cost_usd``) or ``None``."""
@@ -285,7 +301,10 @@ async def converse(target: Target, case: Case, *, timeout: float | None = None) 
     the turn's text as its input (and ``messages=`` when it declares that
     parameter). The result is the last answer, with tokens and cost summed over
     the turns (``None`` unless every turn reports them), and one
-    :class:`TurnOutcome` per call.
+    :class:`TurnOutcome` per call. A turn's ``duration_s`` is the one its
+    response reports (:attr:`TargetResponse.duration_s`), else the wall-clock
+    time of its call; when any turn reports one, the result's ``duration_s`` is
+    the sum over the turns (else ``None``: the caller times the conversation).
     """
     conversation: list[dict[str, Any]] = []
     responses: list[TargetResponse] = []
@@ -300,7 +319,7 @@ async def converse(target: Target, case: Case, *, timeout: float | None = None) 
         response = await target.call(case, messages=list(conversation), timeout=timeout)
         turns.append(TurnOutcome(
             turn=len(turns), input=message["content"], output=response.output,
-            duration_s=time.perf_counter() - started,
+            duration_s=time.perf_counter() - started if response.duration_s is None else response.duration_s,
             input_tokens=response.get("input_tokens"), output_tokens=response.get("output_tokens"),
             cost_usd=response.get("cost_usd"), trace_id=response.trace_id, tool_calls=response.tool_calls,
             prompt=response.prompt,
@@ -309,7 +328,9 @@ async def converse(target: Target, case: Case, *, timeout: float | None = None) 
         conversation.append({"role": "assistant", "content": response.output})
     last = responses[-1]
     usage = {name: _total([getattr(t, name) for t in turns]) for name in USAGE_ALIASES}
-    final = TargetResponse(last.output, usage=usage, tool_calls=last.tool_calls, trace_id=last.trace_id, prompt=last.prompt)
+    reported = any(r.duration_s is not None for r in responses)
+    final = TargetResponse(last.output, usage=usage, tool_calls=last.tool_calls, trace_id=last.trace_id, prompt=last.prompt,
+                           duration_s=sum(t.duration_s for t in turns) if reported else None)
     return final, tuple(turns)
 
 

@@ -1,16 +1,26 @@
 """Reports of a run comparison: ``console`` (rich), ``markdown`` (GitHub) and ``html`` (one self-contained file).
 
-Each shows the verdict, both runs, the metric table, the regressed and improved
-cases and the warnings. Numbers are formatted here, only for presenting; case
-text goes through :func:`~cogeval.present.markdown.markdown_cell` (Markdown) or
+Each opens with the run's verdict, :func:`~cogeval.compare.result.headline`,
+coloured by :data:`~cogeval.compare.result.VERDICT_TONES`, then shows both
+runs, the metric table (deciding metrics first, each with its role, its
+test-inversion interval and level, its verdict, ``mde`` and ``n needed``), a
+note for each inconclusive metric or metric with a margin
+(:func:`~cogeval.compare.result.verdict_note`), the regressed and improved
+cases and the warnings. The verdict words are the comparison's own:
+``better``, ``worse``, ``equivalent``, ``inconclusive`` (and ``mixed`` for a run).
+
+Numbers are formatted here, only for presenting; case text and metric names
+go through :func:`~cogeval.present.markdown.markdown_cell` (Markdown) or
 jinja2 autoescape (HTML), so no case can break a table or inject HTML.
 
 >>> import os, tempfile, pandas as pd
 >>> from cogeval import EvalRun, compare_runs
 >>> def run(scores): return EvalRun.from_frame(pd.DataFrame({"input": list("abcdefghij"), "exact_match": scores}))
 >>> comparison = compare_runs(run([0] * 10), run([1] * 10), seed=0)
->>> print(comparison_markdown(comparison).splitlines()[2])
-**head wins** on 1 of 1 metric (significant at α = 0.05)
+>>> print("\\n".join(comparison_markdown(comparison).splitlines()[2:5]))
+🟢 **head is better**: better on exact\\_match (α = 0.05, 10 matched cases)
+<BLANKLINE>
+Verdict: **better** · 1 metric decides, 0 inform · 10 matched cases, 0 added, 0 removed · α = 0.05
 >>> folder = tempfile.mkdtemp()
 >>> [os.path.relpath(p, folder) for p in report_comparison(comparison, ["markdown", "html"], f"{folder}/report.html")]
 ['report.md', 'report.html']
@@ -22,13 +32,14 @@ import dataclasses
 import functools
 import math
 import pathlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from cogeval._check import check_choice
 from cogeval._files import write_text_atomic
 from cogeval._html import format_value
 from cogeval.compare.engine import short_input
+from cogeval.compare.result import VERDICT_TONES, headline, interval_text, verdict_note
 from cogeval.errors import InputError
 from cogeval.present.markdown import markdown_cell, markdown_table
 
@@ -38,6 +49,7 @@ KINDS = {"console": None, "markdown": ".md", "html": ".html"}
 MARKDOWN_CHANGES = 10
 HTML_CHANGES = 50
 CONSOLE_CHANGES = 5
+HEADLINE_LIMIT = 2000
 
 
 def report_comparison(comparison: Any, kind: str | Sequence[str] = "console", path: Any = "eval-comparison") -> list[str]:
@@ -133,41 +145,52 @@ def _run_label(info: Any) -> str:
     return str(info.name or info.run_id or "unnamed run")
 
 
-def _verdict(comparison: Any, name: Callable[[str], str] = str) -> tuple[str, str]:
-    """(bold lead, rest) of the heading line; ``name`` escapes metric names for the target format."""
-    metrics = list(comparison.metrics.values())
-    wins = [name(m.metric) for m in metrics if m.winner == "head"]
-    losses = [name(m.metric) for m in metrics if m.winner == "base"]
-    correction = " after Holm correction" if len(metrics) > 1 else ""
-    where = f" (significant at α = {comparison.alpha:g}{correction})"
-    if not metrics:
-        return "nothing to compare", ": no metric was scored on both runs"
-    if wins and losses:
-        return "mixed result", f": head better on {', '.join(wins)}, worse on {', '.join(losses)}{where}"
-    if wins:
-        return "head wins", f" on {len(wins)} of {len(metrics)} metric{'s' if len(metrics) > 1 else ''}{where}"
-    if losses:
-        return "head regressed", f" on {', '.join(losses)}{where}"
-    return "no significant difference", f" on {len(metrics)} metric{'s' if len(metrics) > 1 else ''} (α = {comparison.alpha:g}{correction})"
+TONE_MARKS = {"good": "🟢", "bad": "🔴", "neutral": "⚪"}
+"""How Markdown, which has no colour, shows a verdict's tone (see ``VERDICT_TONES``)."""
+
+
+def _headline(comparison: Any) -> tuple[str, str, str]:
+    """(lead, rest, tone) of :func:`headline`: ``lead`` is the verdict before the first ``": "``, never a metric name."""
+    lead, colon, rest = headline(comparison).partition(": ")
+    return lead, colon + rest, VERDICT_TONES.get(comparison.verdict, "neutral")
+
+
+def _ordered(comparison: Any) -> list[Any]:
+    """The compared metrics, deciding ones first (each group in the comparison's order)."""
+    return sorted(comparison.metrics.values(), key=lambda m: m.role != "decides")
+
+
+def _roles(comparison: Any) -> str:
+    """``3 metrics decide, 1 informs``."""
+    deciding = sum(m.role == "decides" for m in comparison.metrics.values())
+    informing = len(comparison.metrics) - deciding
+    return (f"{deciding} {'metric decides' if deciding == 1 else 'metrics decide'}, "
+            f"{informing} {'informs' if informing == 1 else 'inform'}")
 
 
 def _metric_rows(comparison: Any) -> list[dict[str, Any]]:
-    rows = []
-    for m in comparison.metrics.values():
-        low, high = m.ci
-        rows.append({
-            "metric": m.metric, "better": "↑" if m.higher_is_better else "↓",
+    """One row of formatted cells per metric (deciding first) over :data:`METRIC_COLUMNS`, plus its ``tone``."""
+    return [
+        {
+            "metric": f"{m.metric} {'↑' if m.higher_is_better else '↓'}", "role": str(m.role),
             "base": format_number(m.base), "head": format_number(m.head), "n": str(m.n),
-            "difference": format_signed(m.difference), "CI": f"[{format_number(low)}, {format_number(high)}]",
+            "difference": format_signed(m.difference), "interval": interval_text(m),
             "effect size": format_signed(m.effect_size), "test": str(m.test),
-            "p": format_p(m.p_value), "adjusted p": format_p(m.adjusted_p_value),
-            "significant": "yes" if m.significant else "no", "winner": str(m.winner),
-        })
-    return rows
+            "p": format_p(m.p_value), "adjusted p": format_p(m.adjusted_p_value), "verdict": str(m.verdict),
+            "mde": format_number(m.mde), "n needed": "–" if m.n_needed is None else str(m.n_needed),
+            "tone": VERDICT_TONES.get(m.verdict, "neutral"),
+        }
+        for m in _ordered(comparison)
+    ]
 
 
-METRIC_COLUMNS = ["metric", "better", "base", "head", "n", "difference", "CI", "effect size",
-                  "test", "p", "adjusted p", "significant", "winner"]
+def _notes(comparison: Any) -> list[tuple[str, str]]:
+    """(metric, :func:`verdict_note`) for each metric whose verdict is inconclusive or that has a margin."""
+    return [(str(m.metric), verdict_note(m)) for m in _ordered(comparison) if m.verdict == "inconclusive" or m.margin]
+
+
+METRIC_COLUMNS = ["metric", "role", "base", "head", "n", "difference", "interval", "effect size",
+                  "test", "p", "adjusted p", "verdict", "mde", "n needed"]
 CHANGE_COLUMNS = ["case", "input", "base → head", "delta"]
 
 
@@ -202,7 +225,7 @@ def comparison_markdown(comparison: Any) -> str:
     through :func:`markdown_cell`, so case text cannot break a table or inject HTML.
     """
     c = _run_comparison(comparison)
-    lead, rest = _verdict(c, markdown_cell)
+    lead, rest, tone = _headline(c)
     sides = [
         {"": side, "run": _run_label(info), "run_id": info.run_id or "–", "started_at": info.started_at or "–"}
         for side, info in (("base", c.base), ("head", c.head))
@@ -210,17 +233,21 @@ def comparison_markdown(comparison: Any) -> str:
     lines = [
         f"### cogeval comparison: {markdown_cell(_run_label(c.head))} vs {markdown_cell(_run_label(c.base))}",
         "",
-        f"**{lead}**{rest}",
+        f"{TONE_MARKS[tone]} **{markdown_cell(lead)}**{markdown_cell(rest, limit=HEADLINE_LIMIT)}",
         "",
-        f"Overall winner: **{markdown_cell(c.winner)}** · {c.matched} matched cases, {c.added} added, "
+        f"Verdict: **{markdown_cell(c.verdict)}** · {_roles(c)} · {c.matched} matched cases, {c.added} added, "
         f"{c.removed} removed · α = {c.alpha:g}",
         "",
         markdown_table(sides, ["", "run", "run_id", "started_at"]),
         "",
     ]
     if c.metrics:
-        rows = [{**r, "winner": {"head": "✅ head", "base": "❌ base"}.get(r["winner"], r["winner"])} for r in _metric_rows(c)]
+        rows = [{**r, "verdict": f"{TONE_MARKS[r['tone']]} {r['verdict']}"} for r in _metric_rows(c)]
         lines += [markdown_table(rows, METRIC_COLUMNS), ""]
+    notes = _notes(c)
+    if notes:
+        lines += [f"- **{markdown_cell(metric)}** — {markdown_cell(note, limit=HEADLINE_LIMIT)}"
+                  for metric, note in notes] + [""]
     if c.warnings:
         lines += ["> [!WARNING]"] + [f"> - {markdown_cell(w, limit=500)}" for w in c.warnings] + [""]
     groups = _changes(c, MARKDOWN_CHANGES)
@@ -272,15 +299,14 @@ def comparison_html(comparison: Any, *, figure_html: str | None = None) -> str:
     HTML fragment (the forest plot) placed after the metric table; ``None`` adds nothing.
     """
     c = _run_comparison(comparison)
-    lead, rest = _verdict(c)
-    wins = sum(m.winner == "head" for m in c.metrics.values())
-    losses = sum(m.winner == "base" for m in c.metrics.values())
+    lead, rest, tone = _headline(c)
     return _template().render(
         title=f"cogeval comparison: {_run_label(c.head)} vs {_run_label(c.base)}",
-        lead=lead, rest=rest, tone="bad" if losses else "good" if wins else "neutral",
-        winner=c.winner, alpha=f"{c.alpha:g}", matched=c.matched, added=c.added, removed=c.removed,
+        lead=lead, rest=rest, tone=tone, verdict=c.verdict, roles=_roles(c),
+        alpha=f"{c.alpha:g}", matched=c.matched, added=c.added, removed=c.removed,
         sides=[("base", c.base), ("head", c.head)],
-        columns=METRIC_COLUMNS, metrics=_metric_rows(c), changes=_changes(c, HTML_CHANGES),
+        columns=METRIC_COLUMNS, notes=_notes(c), changes=_changes(c, HTML_CHANGES),
+        metrics=[{**r, "interval": r["interval"].replace(", ", ",\u00a0")} for r in _metric_rows(c)],  # wraps before "at"
         change_columns=CHANGE_COLUMNS, warnings=[str(w) for w in c.warnings],
         figure=figure_html or None, version=_version(),
     )
@@ -304,6 +330,10 @@ def forest_plot_html(comparison: Any) -> str | None:
 # --- console ------------------------------------------------------------------------------
 
 
+CONSOLE_TONES = {"good": "green", "bad": "red", "neutral": None}
+"""The rich colour of each tone of ``VERDICT_TONES`` in the console report."""
+
+
 def print_comparison(comparison: Any) -> None:
     """Print the console report to stdout with rich (plain text when stdout is not a terminal)."""
     from rich import box
@@ -313,22 +343,23 @@ def print_comparison(comparison: Any) -> None:
 
     console = Console(highlight=False)
     if not console.is_terminal:
-        console = Console(highlight=False, width=160)
+        console = Console(highlight=False, width=200)
     c = _run_comparison(comparison)
-    lead, rest = _verdict(c)
-    style = {"head regressed": "bold red", "mixed result": "bold yellow", "head wins": "bold green"}.get(lead, "bold")
-    console.print(Text.assemble((lead, style), rest))
+    lead, rest, tone = _headline(c)
+    console.print(Text.assemble((lead, f"bold {CONSOLE_TONES[tone] or ''}".strip()), rest))
     for side, info in (("base", c.base), ("head", c.head)):
         console.print(Text(f"{side}: {_run_label(info)} · {info.run_id or '–'} · started {info.started_at or '–'}"))
-    console.print(Text(f"overall winner: {c.winner} · {c.matched} matched, {c.added} added, {c.removed} removed · α = {c.alpha:g}"))
+    console.print(Text.assemble("verdict: ", (c.verdict, CONSOLE_TONES[tone] or ""),
+                                f" · {_roles(c)} · {c.matched} matched, {c.added} added, {c.removed} removed · α = {c.alpha:g}"))
     if c.metrics:
         table = Table(box=box.SIMPLE_HEAD)
         for column in METRIC_COLUMNS:
-            table.add_column(column, no_wrap=True, justify="left" if column == "metric" else "right")
-        colour = {"head": "green", "base": "red"}
+            table.add_column(column, no_wrap=True, justify="left" if column in ("metric", "role", "verdict") else "right")
         for row in _metric_rows(c):
-            table.add_row(*(Text(row[k]) for k in METRIC_COLUMNS), style=colour.get(row["winner"]))
+            table.add_row(*(Text(row[k]) for k in METRIC_COLUMNS), style=CONSOLE_TONES[row["tone"]])
         console.print(table)
+    for metric, note in _notes(c):
+        console.print(Text(f"{metric} — {note}"))
     for g in _changes(c, CONSOLE_CHANGES):
         table = Table(box=box.SIMPLE_HEAD, title=Text(f"{g.metric}: {g.total} {g.direction}"), title_justify="left")
         for column in CHANGE_COLUMNS:

@@ -35,8 +35,9 @@ from plotly.subplots import make_subplots
 
 from cogeval import _columns as col
 from cogeval._check import check_probability, describe
+from cogeval._html import format_value
 from cogeval.compare.engine import short_input
-from cogeval.compare.result import MetricComparison, RunComparison
+from cogeval.compare.result import MetricComparison, RunComparison, interval_text, verdict_note
 from cogeval.compare.runs import as_run, score_frame
 from cogeval.compare.store import RunStore
 from cogeval.data import EvalRun
@@ -47,11 +48,12 @@ from cogeval.stats import bootstrap_ci, wilson_interval
 __all__ = ["figure_mimebundle", "plot_changes", "plot_comparison", "plot_history", "plot_scores"]
 
 GOOD, BAD, NEUTRAL, ACCENT = "#1a7f37", "#cf222e", "#8c959f", "#0969da"
-VERDICTS = {  # winner -> (colour, legend label)
-    "head": (GOOD, "head significantly better"),
-    "base": (BAD, "head significantly worse"),
-    "tie": (NEUTRAL, "no significant difference"),
-}
+VERDICT_COLOURS = {"better": GOOD, "worse": BAD, "equivalent": NEUTRAL, "inconclusive": NEUTRAL}
+"""The forest plot's colour of each metric verdict (its legend entry is the verdict word itself)."""
+VERDICT_SYMBOLS = {"better": "circle", "worse": "circle", "equivalent": "diamond", "inconclusive": "circle"}
+"""Marker shape per verdict (``equivalent`` apart from ``inconclusive``, both grey); open when not significant."""
+MARGIN_FILL = "rgba(140, 149, 159, 0.18)"
+"""The ±margin band of a metric that has a margin."""
 UNITS = {"latency": "s", "cost": "USD", "token_usage": "tokens"}
 _SUFFIX_UNITS = (("_s", "s"), ("_usd", "USD"), ("_tokens", "tokens"))
 
@@ -116,59 +118,93 @@ def figure_mimebundle(fig: go.Figure) -> dict[str, Any]:
 def plot_comparison(comparison: Any) -> go.Figure:
     """A forest plot of a comparison: each metric's paired mean difference (head − base) and its interval.
 
-    One row per metric, each with its own x range and unit, because metrics
-    live on different scales (a pass rate moves by 0.1, a latency by 2 s) and
-    the difference in the metric's own unit is what a reader acts on. A dashed
-    line marks zero. Filled green marks a significant gain for head, filled red
-    a significant loss (by the metric's direction, ↑ or ↓), open grey no
-    significant difference. Hover shows the means, p, Holm-adjusted p, test and n.
+    One row per metric (deciding metrics first; informing ones labelled
+    "(informs)"), each with its own x range and unit, because metrics live on
+    different scales (a pass rate moves by 0.1, a latency by 2 s) and the
+    difference in the metric's own unit is what a reader acts on. The interval
+    inverts the metric's test at its Holm level (``ci_level``), so it excludes
+    0 exactly when the metric is significant. A dashed line marks zero and a
+    shaded band ±margin when the metric has one. Colour and legend say the
+    verdict word: ``better`` green, ``worse`` red (by the metric's direction,
+    ↑ or ↓), ``equivalent`` (diamond) and ``inconclusive`` grey; the marker is
+    filled when the metric is significant. An infinite interval end runs to
+    the axis edge, uncapped. Hover shows the verdict, role, interval and level, means,
+    test, n, mde, p, Holm-adjusted p and the verdict's reason.
 
     >>> # fig = plot_comparison(compare_runs("runs/a.json", "runs/b.json", seed=0)); fig.show()
     """
     c = as_comparison(comparison)
-    metrics = list(c.metrics.values())
+    metrics = sorted(c.metrics.values(), key=lambda m: m.role != "decides")
     rows = max(1, len(metrics))
     fig = make_subplots(rows=rows, cols=1, vertical_spacing=min(0.25, 0.5 / rows))
     shown: set[str] = set()
     for row, m in enumerate(metrics, start=1):
-        colour, label = VERDICTS[m.winner]
-        fig.add_trace(_forest_point(m, colour, label, label not in shown), row=row, col=1)
-        shown.add(label)
+        margin = m.margin if math.isfinite(m.margin) and m.margin > 0 else 0.0
+        span = _padded_range([m.ci.low, m.ci.high, m.difference, 0.0, -margin, margin])
+        fig.add_trace(_forest_point(m, span, m.verdict not in shown), row=row, col=1)
+        shown.add(m.verdict)
+        if margin:  # after the trace: plotly skips shapes on a subplot that has no data yet
+            fig.add_vrect(x0=-margin, x1=margin, fillcolor=MARGIN_FILL, line_width=0, layer="below", row=row, col=1)
         fig.add_vline(x=0, line_dash="dash", line_color=NEUTRAL, row=row, col=1)
-        fig.update_xaxes(range=_padded_range([m.ci.low, m.ci.high, m.difference, 0.0]),
-                         title_text=_with_unit(f"Δ {text(m.metric, 40)}", m.metric), title_standoff=4, row=row, col=1)
-    level = f"{100 * (1 - c.alpha):g}%"
-    title = (f"{_side(c.head)} (head) vs {_side(c.base)} (base): paired difference head − base, {level} bootstrap CI"
+        fig.update_xaxes(range=span, title_text=_with_unit(f"Δ {text(m.metric, 40)}", m.metric), title_standoff=4,
+                         row=row, col=1)
+    explain = ("test-inversion interval at each metric's Holm level · filled: significant"
+               + (" · shaded: ±margin" if any(m.margin > 0 for m in metrics) else ""))
+    title = (f"{_side(c.head)} (head) vs {_side(c.base)} (base): paired difference head − base<br><sup>{explain}</sup>"
              if metrics else "No metric was compared")
     fig.update_layout(
-        title=title, height=140 + 110 * rows, template="plotly_white", hovermode="closest",
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0),
-        margin=dict(l=10, r=10, t=90, b=40),
+        title=title, height=160 + 110 * rows, template="plotly_white", hovermode="closest",
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0, title_text="verdict "),
+        margin=dict(l=10, r=10, t=110, b=40),
     )
     fig.update_yaxes(automargin=True)
     return fig
 
 
-def _forest_point(m: MetricComparison, colour: str, label: str, legend: bool) -> go.Scatter:
+def _forest_point(m: MetricComparison, span: Sequence[float], legend: bool) -> go.Scatter:
+    """One metric's marker at its difference with its interval as an asymmetric error bar.
+
+    An infinite end is drawn to the edge of ``span`` (the row's x range), without end caps; a NaN
+    end draws no bar. The bar's lengths are signed (plotly draws from ``x - arrayminus`` to
+    ``x + array``), so a rank test's interval, which need not hold the mean difference, is still
+    drawn where it lies.
+    """
     low, high = m.ci
+
+    def reach(end: float, edge: float) -> float:
+        """The signed distance from the difference to ``end`` (clipped to ``edge`` when infinite)."""
+        if math.isnan(end) or math.isnan(m.difference):
+            return 0.0
+        return (end if math.isfinite(end) else edge) - m.difference
+
+    colour = VERDICT_COLOURS.get(m.verdict, NEUTRAL)
+    symbol = VERDICT_SYMBOLS.get(m.verdict, "circle") + ("" if m.significant else "-open")
+    label = text(m.metric, 40) + _arrow(m.higher_is_better) + (" (informs)" if m.role == "informs" else "")
     return go.Scatter(
-        x=[m.difference], y=[text(m.metric, 40) + _arrow(m.higher_is_better)],
-        mode="markers", name=label, legendgroup=label, showlegend=legend,
-        marker=dict(color=colour, size=13, symbol="circle" if m.significant else "circle-open", line=dict(width=2, color=colour)),
-        error_x=dict(type="data", symmetric=False, array=[high - m.difference], arrayminus=[m.difference - low],
-                     color=colour, thickness=2, width=6),
-        customdata=[[text(m.metric, 40), m.p_value, m.adjusted_p_value, m.test, m.n, low, high, m.base, m.head]],
+        x=[m.difference], y=[label],
+        mode="markers", name=m.verdict, legendgroup=m.verdict, showlegend=legend,
+        marker=dict(color=colour, size=13, symbol=symbol, line=dict(width=2, color=colour)),
+        error_x=dict(type="data", symmetric=False, array=[reach(high, span[1])], arrayminus=[-reach(low, span[0])],
+                     color=colour, thickness=2, width=6 if math.isfinite(low) and math.isfinite(high) else 0),
+        customdata=[[text(m.metric, 40), m.p_value, m.adjusted_p_value, m.test, m.n, m.verdict, m.role,
+                     html.escape(interval_text(m), quote=False), format_value(m.mde), m.base, m.head,
+                     html.escape(verdict_note(m), quote=False)]],
         hovertemplate=(
-            "<b>%{customdata[0]}</b><br>difference %{x:+.4g} [%{customdata[5]:.4g}, %{customdata[6]:.4g}]"
-            "<br>base %{customdata[7]:.4g} → head %{customdata[8]:.4g}"
-            "<br>test %{customdata[3]}, n = %{customdata[4]}"
-            "<br>p = %{customdata[1]:.3g}, adjusted p = %{customdata[2]:.3g}<extra></extra>"
+            "<b>%{customdata[0]}</b> · %{customdata[5]} (%{customdata[6]})"
+            "<br>difference %{x:+.4g}, interval %{customdata[7]}"
+            "<br>base %{customdata[9]:.4g} → head %{customdata[10]:.4g}"
+            "<br>test %{customdata[3]}, n = %{customdata[4]}, mde %{customdata[8]}"
+            "<br>p = %{customdata[1]:.3g}, adjusted p = %{customdata[2]:.3g}"
+            "<br>%{customdata[11]}<extra></extra>"
         ),
     )
 
 
 def _padded_range(values: Sequence[float]) -> list[float]:
-    finite = [v for v in values if math.isfinite(v)]
+    """The x range around the finite ``values``, padded by 15% (NaN and ±inf are left out; none finite: [-1, 1])."""
+    finite = [float(v) for v in values if v is not None and math.isfinite(v)]
+    if not finite:
+        return [-1.0, 1.0]
     low, high = min(finite), max(finite)
     pad = (high - low) * 0.15 or max(abs(high), 1.0) * 0.15
     return [low - pad, high + pad]

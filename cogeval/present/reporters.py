@@ -3,7 +3,12 @@
 >>> from cogeval import EvalSuite, exact_match
 >>> result = EvalSuite([{"input": "a", "expected": "a"}], lambda q: q, metrics=[exact_match()], progress=False).run()
 >>> print(render(result, "ci").splitlines()[0])
-::notice title=cogeval::1 results, 0 errors; exact_match 1
+::notice title=cogeval::1 results, 0 errors, 0 metric errors; exact_match 1
+
+A run that failed as a whole (``result.failures``: every case errored, or a
+metric has no score on any case) says so in the first line of the console,
+Markdown and CI reports: ``FAILED: every case errored (12 of 12), first: ...``
+(in the CI report, an ``::error`` annotation).
 """
 
 from __future__ import annotations
@@ -65,8 +70,9 @@ def _console(result: Any) -> str:
     buffer = io.StringIO()
     console = Console(file=buffer, width=110, force_terminal=False, color_system=None)
     stats = result.stats
-    console.print(f"{result.name or 'eval'} · run {result.run_id} · {stats.total} results, "
-                  f"{stats.errors} errors, {stats.metric_errors} metric errors · {stats.duration_s:.2f} s")
+    if result.failures:
+        console.print(f"FAILED: {'; '.join(result.failures)}", markup=False, highlight=False, soft_wrap=True)
+    console.print(f"{result.name or 'eval'} · run {result.run_id} · {stats.counts_text()} · {stats.duration_s:.2f} s")
     table = Table("metric", "better", "mean", "p50", "p95", "min", "max", "n", "missing")
     for row in _metric_rows(result):
         table.add_row(row["metric"], row["direction"], *(format_value(row[k]) for k in ("mean", "p50", "p95", "min", "max", "count", "missing")))
@@ -107,10 +113,12 @@ def _csv(result: Any) -> str:
 
 def _markdown(result: Any) -> str:
     stats = result.stats
+    failed = [f"**FAILED**: {markdown_cell('; '.join(result.failures), limit=2000)}", ""] if result.failures else []
     lines = [
+        *failed,
         f"### {markdown_cell(result.name or 'Evaluation')} — run `{result.run_id}`",
         "",
-        f"{stats.total} results, {stats.errors} errors, {stats.metric_errors} metric errors, {stats.duration_s:.2f} s.",
+        f"{stats.counts_text()}, {stats.duration_s:.2f} s.",
         "",
         markdown_table(_metric_rows(result), ["metric", "direction", "mean", "p50", "p95", "count", "missing"]),
     ]
@@ -130,11 +138,14 @@ def _property(text: str) -> str:
 
 def _ci(result: Any) -> str:
     means = "; ".join(f"{name} {format_value(agg.mean)}" for name, agg in result.aggregated.items())
-    lines = [f"::notice title=cogeval::{_annotation(f'{result.stats.total} results, {result.stats.errors} errors; {means}')}"]
+    failures = result.failures
+    lines = [f"::error title=cogeval run failed::{_annotation('FAILED: ' + '; '.join(failures))}"] if failures else []
+    lines.append(f"::notice title=cogeval::{_annotation(f'{result.stats.counts_text()}; {means}')}")
     for check in result.assertions:
         if not check.passed:
             lines.append(f"::error title={_property('Assertion failed: ' + check.name)}::{_annotation(check.message)}")
     failed = sum(not c.passed for c in result.assertions)
-    lines.append(f"cogeval: {len(result.assertions) - failed} of {len(result.assertions)} assertions passed" + (" — FAILED" if failed else ""))
+    verdict = " — FAILED" + (" (the run failed)" if failures else "") if failed or failures else ""
+    lines.append(f"cogeval: {len(result.assertions) - failed} of {len(result.assertions)} assertions passed{verdict}")
     return "\n".join(lines)
 

@@ -6,7 +6,8 @@ be checked alone against published reference values.
 
 from cogeval.stats.result import Interval, StatResult
 
-# --- tests: paired.py, multitest.py ---
+# --- tests: paired.py, multitest.py, equivalence.py ---
+from cogeval.stats.equivalence import EquivalenceResult, equivalence_test
 from cogeval.stats.multitest import adjust_p_values
 from cogeval.stats.paired import (
     McNemarResult,
@@ -23,11 +24,15 @@ from cogeval.stats.describe import Aggregate, aggregate, mean, median, percentil
 from cogeval.stats.effect import cohens_d
 from cogeval.stats.intervals import bootstrap_ci, wilson_interval
 
+# --- power.py ---
+from cogeval.stats.power import minimum_detectable_effect, plan_sample_size
+
 # --- ranking.py ---
 from cogeval.stats.ranking import bradley_terry, min_rank, rank_intervals
 
 __all__ = [
     "Aggregate",
+    "EquivalenceResult",
     "Interval",
     "McNemarResult",
     "StatResult",
@@ -39,12 +44,15 @@ __all__ = [
     "bradley_terry",
     "cohen_kappa",
     "cohens_d",
+    "equivalence_test",
     "mcnemars_test",
     "mean",
     "median",
     "min_rank",
+    "minimum_detectable_effect",
     "paired_t_test",
     "percentile",
+    "plan_sample_size",
     "rank_intervals",
     "std_dev",
     "wilcoxon_test",

@@ -4,12 +4,14 @@ Each function follows one R function exactly (DESIGN §4), so its answers can
 be checked against R:
 
 - :func:`paired_t_test` — ``t.test(a, b, paired = TRUE)``
-- :func:`mcnemars_test` — ``mcnemar.test`` (Edwards' correction, never negative)
-  or ``binom.test(b, b + c)`` for few discordant pairs
+- :func:`mcnemars_test` — ``mcnemar.test`` (Edwards' correction) or
+  ``binom.test(b, b + c)`` for few discordant pairs; p-values from statsmodels'
+  ``mcnemar``
 - :func:`wilcoxon_test` — ``wilcox.test(a, b, paired = TRUE)``
 
 Differences are always ``a - b``. ``significant`` is ``p_value < alpha`` and is
-False when the p-value is NaN. ``scipy.stats`` is imported only when needed.
+False when the p-value is NaN. ``scipy.stats`` and statsmodels are imported
+only when needed.
 """
 
 from __future__ import annotations
@@ -149,13 +151,22 @@ def mcnemars_test(
     ``b`` = cases A got right and B wrong, ``c`` = A wrong and B right.
     ``exact=None`` uses the exact two-sided binomial test (R's
     ``binom.test(b, b + c)``) when ``b + c < 25``, else chi-square with 1 df.
-    The statistic is ``max(|b - c| - 1, 0)² / (b + c)`` when ``correction``
-    (R's ``mcnemar.test`` omits the ``max``), else ``(b - c)² / (b + c)``.
+    The statistic is ``max(|b - c| - 1, 0)² / (b + c)`` when ``correction``,
+    else ``(b - c)² / (b + c)``; ``b == c`` gives 0 and p = 1, as R's
+    ``mcnemar.test``, which applies the correction only to an asymmetric table.
     ``b + c == 0`` gives chi_square 0 and p = 1.
+
+    The p-value is statsmodels' ``mcnemar([[0, b], [c, 0]], exact=...,
+    correction=...)``, except for a chi-square p-value when the statistic is
+    0: it is 1 then, as in R, where statsmodels would correct ``b == c`` to
+    ``1 / (b + c)`` and give a p-value just below 1.
 
     >>> r = mcnemars_test(86, 150)  # R ?mcnemar.test: chi-squared = 16.818, p-value = 4.115e-05
     >>> round(r.chi_square, 3), f"{r.p_value:.4g}", r.exact
     (16.818, '4.115e-05', False)
+    >>> r = mcnemars_test(5, 5, exact=False)  # R: mcnemar.test(matrix(c(10, 5, 5, 10), 2)) -> 0, p-value = 1
+    >>> r.chi_square, r.p_value
+    (0.0, 1.0)
     """
     b = _check_count("b", b)
     c = _check_count("c", c)
@@ -168,13 +179,15 @@ def mcnemars_test(
         return McNemarResult(0.0, 1.0, False, use_exact)
     excess = max(abs(b - c) - 1, 0) if correction else abs(b - c)
     chi_square = excess**2 / n
+    if excess == 0 and not use_exact:
+        # b == c (or |b - c| == 1 with correction): p = 1. Not statsmodels, whose
+        # corrected statistic for b == c is (0 - 1)² / n, with p just below 1.
+        return McNemarResult(0.0, 1.0, False, False)
 
-    from scipy import stats
+    from statsmodels.stats.contingency_tables import mcnemar
 
-    if use_exact:
-        p = float(stats.binomtest(b, n, 0.5).pvalue)
-    else:
-        p = float(stats.chi2.sf(chi_square, 1))
+    # exact: two-sided binomial test of min(b, c) out of b + c at 1/2, as R's binom.test(b, b + c)
+    p = float(mcnemar([[0, b], [c, 0]], exact=use_exact, correction=correction).pvalue)
     return McNemarResult(float(chi_square), min(p, 1.0), bool(p < alpha), use_exact)
 
 

@@ -1,8 +1,9 @@
-"""EvalComparison: two targets on one dataset, run concurrently, compared with the compare_runs engine."""
+"""EvalComparison: two targets on one dataset, run interleaved, compared with the compare_runs engine."""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import threading
 import time
 
@@ -10,7 +11,19 @@ import numpy as np
 import pytest
 from statsmodels.stats.contingency_tables import mcnemar
 
-from cogeval import Case, ComparisonResult, EvalComparison, EvalSuiteResult, compare_runs, exact_match, latency, metric
+from cogeval import (
+    Case,
+    ComparisonResult,
+    EvalComparison,
+    EvalSuite,
+    EvalSuiteResult,
+    RunInterrupted,
+    TargetResponse,
+    compare_runs,
+    exact_match,
+    latency,
+    metric,
+)
 from cogeval.compare.result import RunComparison
 from cogeval.errors import InputError
 
@@ -38,21 +51,22 @@ def test_the_challenger_wins_and_the_summary_says_so():
     assert result.baseline.aggregated["exact_match"].mean == 0.5 and result.challenger.aggregated["exact_match"].mean == 1.0
 
     p = mcnemar([[10, 0], [10, 0]], exact=True).pvalue  # b = 0, c = 10: 2 · 0.5^10
-    # plain numpy: the percentile bootstrap (seed 0, 10,000 resamples, 95%) of the paired differences,
-    # 1 on the even cases the baseline gets wrong and 0 on the odd ones, in case order
-    d = np.array([1.0 - i % 2 for i in range(20)])
-    means = d[np.random.default_rng(0).integers(0, 20, size=(10_000, 20))].mean(axis=1)
-    ci_low, ci_high = np.quantile(means, [0.025, 0.975])
+    # The interval inverts the exact test: R binom.test(10, 10)$conf.int = 0.6915029 1 for the share of
+    # discordant pairs head won, times the discordance 10/20, mapped by (2·share − 1): [0.1915029, 0.5].
     assert result.summary == {
         "winner": "challenger",
+        "verdict": "better",
         "metrics": {"exact_match": {
             "baseline": 0.5, "challenger": 1.0, "difference": 0.5,
-            "ci_low": pytest.approx(ci_low, abs=1e-12), "ci_high": pytest.approx(ci_high, abs=1e-12),
+            "ci_low": pytest.approx(0.1915029, abs=1e-7), "ci_high": pytest.approx(0.5, abs=1e-12),
             "p_value": pytest.approx(p), "adjusted_p_value": pytest.approx(p), "significant": True,
-            "winner": "challenger",
+            "winner": "challenger", "verdict": "better", "role": "decides",
         }},
     }
-    assert result.comparison.winner == "head" and result.comparison.warnings == []
+    assert result.comparison.winner == "head"
+    assert result.comparison.warnings == [
+        "Fewer than 30 paired cases for exact_match (20): the tests have little power, so 'inconclusive' may "
+        "only mean too few cases (see n_needed)"]
     assert result.to_frame()["metric"].tolist() == ["exact_match"]
     assert len(result.changes) == 10 and set(result.changes["direction"]) == {"improved"}
     assert "exact_match" in result._repr_html_()
@@ -78,24 +92,106 @@ def test_any_two_names_first_is_the_baseline():
     assert result.summary["winner"] == "challenger"
 
 
-def test_both_targets_run_at_the_same_time():
-    # Each call waits until all ten calls (5 cases × 2 targets) are in flight: run one after the
-    # other, the first call would wait in vain and fail with BrokenBarrierError after 5 s.
-    together = threading.Barrier(10, timeout=5)
-    spans = []
+def test_cases_run_concurrently_and_the_targets_of_a_case_back_to_back():
+    # Five cases, concurrency 5: each wave of calls waits until five are in flight (run one case
+    # at a time, the first call would wait in vain and fail with BrokenBarrierError after 5 s),
+    # and the two calls of one case never overlap: the second starts when the first has ended.
+    together = threading.Barrier(5, timeout=5)
+    lock = threading.Lock()
+    spans = {}
 
     def target(question):
         start = time.perf_counter()
         together.wait()
-        time.sleep(0.1)
-        spans.append((start, time.perf_counter()))
+        time.sleep(0.05)
+        with lock:
+            spans.setdefault(question, []).append((start, time.perf_counter()))
         return right(question)
 
     result = EvalComparison(DATA[:5], targets={"baseline": target, "challenger": lambda q: target(q)},
                             metrics=[exact_match()], concurrency=5, progress=False).run()
     assert result.baseline.stats.errors == 0 and result.challenger.stats.errors == 0
-    assert len(spans) == 10
-    assert max(start for start, _ in spans) < min(end for _, end in spans)
+    assert sorted(spans) == ["q0", "q1", "q2", "q3", "q4"]
+    assert all(first_end <= second_start for [(_, first_end), (second_start, _)] in spans.values())
+
+
+def test_the_targets_alternate_who_answers_a_case_first():
+    calls, lock = [], threading.Lock()
+
+    def recording(name):
+        def target(question):
+            with lock:
+                calls.append((name, question))
+            return right(question)
+        return target
+
+    EvalComparison(DATA[:4], targets={"baseline": recording("base"), "challenger": recording("head")},
+                   metrics=[exact_match()], concurrency=1, progress=False).run()
+    assert calls == [("base", "q0"), ("head", "q0"), ("head", "q1"), ("base", "q1"),
+                     ("base", "q2"), ("head", "q2"), ("head", "q3"), ("base", "q3")]
+
+
+def drifting_service():
+    """A service that gets 10 ms slower with every call, timed by itself (no wall clock involved)."""
+    count = itertools.count()
+    lock = threading.Lock()
+
+    def answer(question):
+        with lock:
+            call = next(count)
+        return TargetResponse(right(question), duration_s=0.1 + 0.01 * call)
+
+    return answer
+
+
+def test_load_that_drifts_over_time_no_longer_makes_the_second_side_look_slower():
+    # One after the other (as two separate suite runs), the same service looks 0.2 s slower
+    # the second time: each case's second call comes 20 calls later.
+    service = drifting_service()
+    first, second = (EvalSuite(DATA, service, statistical_metrics=[latency()], concurrency=1, progress=False).run()
+                     for _ in range(2))
+    apart = compare_runs(first, second, seed=0).metrics["latency"]
+    assert apart.head - apart.base == pytest.approx(0.2)
+
+    # Interleaved, both sides see the same drift: who goes first alternates, so the paired
+    # differences are -10 ms, +10 ms, ... and the means are equal.
+    service = drifting_service()
+    result = EvalComparison(DATA, targets={"baseline": service, "challenger": lambda q: service(q)}, metrics=[exact_match()],
+                            statistical_metrics=[latency()], concurrency=1, progress=False, seed=0).run()
+    durations = [[r.duration_s for r in side.results] for side in (result.baseline, result.challenger)]
+    assert sum(durations[0]) == pytest.approx(sum(durations[1]))
+    assert [b - a for a, b in zip(*durations)] == pytest.approx([0.01, -0.01] * 10)
+    row = result.summary["metrics"]["latency"]
+    assert row["difference"] == pytest.approx(0, abs=1e-12)
+    assert not row["significant"] and row["winner"] == "tie"
+
+
+def test_interrupting_a_comparison_keeps_each_sides_finished_outcomes():
+    waiting = None
+
+    async def quick(question):
+        return right(question)
+
+    async def stuck_from_q2(question):
+        if int(question[1:]) >= 2:
+            waiting.set()
+            await asyncio.sleep(10)
+        return right(question)
+
+    async def main():
+        nonlocal waiting
+        waiting = asyncio.Event()
+        comparison = EvalComparison(DATA, targets={"baseline": quick, "challenger": stuck_from_q2},
+                                    metrics=[exact_match()], concurrency=1, progress=False)
+        task = asyncio.create_task(comparison.arun())
+        await waiting.wait()  # q0, q1 done by both; q2: the baseline answered, the challenger waits
+        task.cancel()
+        return await task
+
+    with pytest.raises(RunInterrupted) as info:
+        asyncio.run(main())
+    assert str(info.value) == "Run interrupted after 3, 2 of 20 cases (one count per target)"
+    assert [[o.case.input for o in side] for side in info.value.by_target] == [["q0", "q1", "q2"], ["q0", "q1"]]
 
 
 def test_on_progress_gets_the_target_counts_and_case():

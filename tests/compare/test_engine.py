@@ -19,6 +19,11 @@ from cogeval.errors import InputError
 COLUMNS = ["run_id", "case_key", "occurrence", "trial", "metric", "score", "error", "case_error"]
 
 
+def quality_warnings(comparison):
+    """The warnings, without the sample-size ones (tests/compare/test_verdicts.py checks those)."""
+    return [w for w in comparison.warnings if not w.startswith("Fewer than")]
+
+
 def table(*rows, run_id="r"):
     """Rows of (case_key, occurrence, trial, metric, score, case_error)."""
     return pd.DataFrame(
@@ -89,16 +94,12 @@ def test_wilcoxon_matches_scipy():
     assert m.p_value == pytest.approx(stats.wilcoxon(QUALITY_HEAD, QUALITY_BASE).pvalue, rel=1e-10)
 
 
-def test_bootstrap_interval_is_the_percentile_bootstrap_of_paired_differences():
-    c = compare_scores(wide(q=QUALITY_BASE), wide(q=QUALITY_HEAD), directions={"q": True}, seed=7, alpha=0.1,
-                       n_resamples=2000)
-    d = np.subtract(QUALITY_HEAD, QUALITY_BASE)
-    # plain numpy: one seeded draw of 2000 resamples, quantiles at 5% and 95% (confidence = 1 - alpha)
-    means = d[np.random.default_rng(7).integers(0, len(d), size=(2000, len(d)))].mean(axis=1)
-    assert tuple(c.metrics["q"].ci) == pytest.approx(tuple(np.quantile(means, [0.05, 0.95])), rel=1e-12)
-    again = compare_scores(wide(q=QUALITY_BASE), wide(q=QUALITY_HEAD), directions={"q": True}, seed=7, alpha=0.1,
-                           n_resamples=2000)
-    assert again.metrics["q"].ci == c.metrics["q"].ci
+def test_interval_of_one_metric_is_the_t_interval_at_one_minus_alpha():
+    c = compare_scores(wide(q=QUALITY_BASE), wide(q=QUALITY_HEAD), directions={"q": True}, alpha=0.1)
+    # scipy, independently: the paired t-test's own 90% interval (R: t.test(head, base, paired = TRUE, conf.level = 0.9))
+    reference = stats.ttest_rel(QUALITY_HEAD, QUALITY_BASE).confidence_interval(0.9)
+    assert tuple(c.metrics["q"].ci) == pytest.approx((reference.low, reference.high), rel=1e-10)
+    assert c.metrics["q"].ci_level == pytest.approx(0.9)
 
 
 def test_holm_across_metrics_matches_statsmodels():
@@ -149,7 +150,7 @@ def test_identical_runs_tie_everywhere_with_no_changes():
     assert math.isnan(q.effect_size)
     assert [m.winner for m in c.metrics.values()] == ["tie", "tie"] and c.winner == "tie"
     assert c.changes.empty and list(c.changes.columns) == CHANGES_COLUMNS
-    assert (c.matched, c.added, c.removed, list(c.warnings)) == (10, 0, 0, [])
+    assert (c.matched, c.added, c.removed, quality_warnings(c)) == (10, 0, 0, [])
 
 
 def test_added_removed_and_repeated_cases():
@@ -194,7 +195,7 @@ def test_all_failed_metric_is_left_out_with_a_warning():
                  ("b", 0, 0, "acc", 0.0, False), ("b", 0, 0, "judge", math.nan, False))
     c = compare_scores(base, base, directions={"acc": True, "judge": True}, seed=0, warnings=["run-level note"])
     assert list(c.metrics) == ["acc"]
-    assert list(c.warnings) == ["run-level note",
+    assert quality_warnings(c) == ["run-level note",
                                 "Metric 'judge' has no matched case scored in both runs; it was not compared"]
 
 
@@ -204,7 +205,7 @@ def test_requested_metric_with_no_pairs_is_kept_as_a_tie():
     m = c.metrics["judge"]
     assert (m.n, m.test, m.p_value, m.adjusted_p_value, m.winner) == (0, "none", 1.0, 1.0, "tie")
     assert math.isnan(m.base) and math.isnan(m.difference) and math.isnan(m.ci.low)
-    assert list(c.warnings) == ["Metric 'judge' has no matched case scored in both runs"]
+    assert quality_warnings(c) == ["Metric 'judge' has no matched case scored in both runs"]
 
 
 def test_lower_is_better_one_sided_failure_is_left_out_with_a_warning():
@@ -214,7 +215,7 @@ def test_lower_is_better_one_sided_failure_is_left_out_with_a_warning():
                  ("c", 0, 0, "latency", 2.0, False))
     c = compare_scores(base, head, directions={"latency": False}, seed=0)
     assert c.metrics["latency"].n == 2
-    assert list(c.warnings) == ["Metric 'latency': 1 case(s) the target failed on in only one run were left out "
+    assert quality_warnings(c) == ["Metric 'latency': 1 case(s) the target failed on in only one run were left out "
                                 "(lower is better, so a failure cannot count as 0)"]
 
 
@@ -223,7 +224,7 @@ def test_metric_only_in_one_run_is_warned_about():
     head = wide(rouge=[0.1, 0.2], acc=[1, 1])
     c = compare_scores(base, head, directions={"acc": True}, seed=0)
     assert list(c.metrics) == ["acc"]
-    assert list(c.warnings) == ["Metric 'bleu' is only in the base run; it was not compared",
+    assert quality_warnings(c) == ["Metric 'bleu' is only in the base run; it was not compared",
                                 "Metric 'rouge' is only in the head run; it was not compared"]
 
 
@@ -251,7 +252,7 @@ def test_constant_nonzero_difference_t_test_is_undefined():
     m = c.metrics["q"]
     assert m.test == "t" and math.isnan(m.p_value) and math.isnan(m.adjusted_p_value)
     assert (m.significant, m.winner) == (False, "tie")
-    assert list(c.warnings) == ["Metric 'q': every paired difference is +0.25, so the t-test is undefined "
+    assert quality_warnings(c) == ["Metric 'q': every paired difference is +0.25, so the t-test is undefined "
                                 "(p-value NaN, not significant); test='wilcoxon' can rank them"]
 
 
@@ -261,7 +262,8 @@ def test_fewer_than_two_pairs_is_a_tie_outside_the_holm_family():
     c = compare_scores(base, head, directions={"one": True, "q": True}, seed=0)
     one, q = c.metrics["one"], c.metrics["q"]
     assert (one.n, one.test, one.p_value, one.adjusted_p_value, one.winner) == (1, "none", 1.0, 1.0, "tie")
-    assert tuple(one.ci) == pytest.approx((0.7, 0.7)) and math.isnan(one.effect_size)
+    # the one difference, widened to reach 0: not significant, so the interval must not exclude 0
+    assert tuple(one.ci) == pytest.approx((0.0, 0.7)) and math.isnan(one.effect_size)
     assert q.adjusted_p_value == q.p_value  # "one" does not count as a test
 
 
@@ -307,7 +309,8 @@ def test_to_frame_and_run_info():
         ({"test": "z"}, "test must be one of 't', 'wilcoxon'; got 'z'"),
         ({"alpha": 1.0}, "alpha must be a number in (0, 1); got 1.0"),
         ({"seed": -1}, "seed must be None or an integer >= 0; got -1"),
-        ({"n_resamples": 0}, "n_resamples must be an integer >= 1; got 0"),
+        ({"decide_on": ["nope"]}, "decide_on names 'nope', which is not compared; the compared metrics are: q"),
+        ({"margins": {"q": -1}}, "margins['q'] must be a finite number >= 0 in the metric's units; got -1"),
         ({"metrics": "q"}, "metrics must be None or a list of metric names; got 'q'"),
         ({"directions": {}}, "directions has no entry for metric 'q'; give higher_is_better for each compared "
                              "metric (directions has: none)"),
@@ -354,4 +357,6 @@ def test_a_cost_no_case_reported_gives_one_warning_not_two():
     head = table(("c0", 0, 0, "cost", math.nan, True), ("c1", 0, 0, "cost", math.nan, False))
     c = compare_scores(base, head, directions={"cost": False})
     assert c.metrics == {}
-    assert list(c.warnings) == ["Metric 'cost' has no matched case scored in both runs; it was not compared"]
+    assert quality_warnings(c) == ["Metric 'cost' has no matched case scored in both runs; it was not compared",
+                                   "No compared metric decides the verdict (the compared ones only inform; name the "
+                                   "deciding ones with decide_on), so it is inconclusive"]

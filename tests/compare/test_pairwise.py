@@ -31,6 +31,7 @@ from cogeval import (
 from cogeval.compare.pairwise import (
     PAIRWISE_COLUMNS,
     PAIRWISE_FORMAT,
+    Comparator,
     PairTask,
     Preference,
     Verdict,
@@ -494,6 +495,64 @@ def test_pairwise_judge_checks_its_arguments():
         pairwise_judge(JudgeConfig("m", api_key="k", cache=False), " ", "j")
     assert str(caught.value) == ("criterion must be a non-empty string saying what makes a response better; "
                                  "got ' '")
+
+
+# -- nothing decided ---------------------------------------------------------------------------
+
+
+class Broken(Comparator):
+    """A comparator that fails on every task."""
+
+    key = "broken"
+
+    def describe(self):
+        return {"kind": "custom"}
+
+    async def decide(self, tasks, concurrency):
+        return [Verdict(None, error="grader crashed") for _ in tasks]
+
+
+def test_a_comparator_that_decided_no_pair_says_so_everywhere():
+    def flaky(q):
+        if q == "q2":
+            raise RuntimeError("down")
+        return q
+
+    data = [{"input": f"q{i}"} for i in range(3)]
+    result = run_pairwise(data, flaky, flaky, [Broken(), human_pairwise("h", ask=lambda c, x, y: "2", seed=0)])
+    sentence = ("no pair was decided by 'broken' (3 of 3 tasks without a verdict: 2 comparator errors, "
+                "1 where both variants failed, first: grader crashed)")
+    assert result.warnings == [sentence]
+    assert result.win_rate("broken").n == 0 and result.win_rate("h").n == 2
+    assert repr(result).splitlines() == [
+        f"PairwiseResult {result.id}: b (B) vs a (A), 3 tasks",
+        f"  {sentence}",
+        # Wilson high for 0 of 2 at z = 1.96: 2 · 1.96² / 2 / (2 + 1.96²) = 0.658
+        "  h: B's rate 0 [0, 0.658], n = 2 (0 wins, 2 losses, 0 ties), p = 0.5, 1 without a verdict",
+    ]
+    html = result._repr_html_()
+    assert f"<li>{sentence.replace(chr(39), '&#x27;')}</li>" in html
+    # n, wins, losses, ties 0; rate, ci_low, ci_high and p_value not shown; 3 missing; no flips (one order)
+    assert ('<tr><td class="t">broken</td><td>0</td><td>0</td><td>0</td><td>0</td><td>–</td><td>–</td><td>–</td>'
+            "<td>–</td><td>3</td><td>–</td></tr>") in html
+    frame = result.to_frame()
+    broken = frame[frame["comparator"] == "broken"]
+    assert broken["winner"].isna().all() and broken["error"].notna().all()
+
+
+def test_a_judge_that_always_fails_decides_no_pair(chat_server, tmp_path):
+    chat_server.responder = lambda body: error(500, "judge overloaded")
+    judge = pairwise_judge(make_judge(chat_server, tmp_path, cache=False), "Better?", "j")
+    result = run_pairwise([{"input": "x"}, {"input": "y"}], lambda q: "A", lambda q: "B", [judge])
+    assert result.warnings == [
+        "no pair was decided by 'j' (2 of 2 tasks without a verdict: 2 judge errors, first: order A/B: judge call "
+        "failed after 1 attempt: InternalServerError: Error code: 500 - judge overloaded)"]
+    assert repr(result).splitlines()[1] == "  " + result.warnings[0]
+
+
+def test_a_comparator_with_a_verdict_has_no_warning():
+    assert result_of({"j": winners("b", None)}).warnings == []
+    assert result_of({"j": []}).warnings == ["no pair was decided by 'j': there were no tasks"]
 
 
 # -- the docs --------------------------------------------------------------------------------

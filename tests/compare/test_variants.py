@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from statsmodels.stats.multitest import multipletests
 
 from cogeval import EvalRun, Leaderboard, RunStore, Variants, compare_runs, exact_match, metric, run_variants
 from cogeval.compare.variants import LEADERBOARD_COLUMNS, arun_variants
@@ -120,6 +121,23 @@ def test_bad_arguments_fail_before_anything_runs(kwargs, message):
     assert calls == []
 
 
+def test_variants_answer_each_case_back_to_back_in_an_order_rotating_per_case(tmp_path):
+    calls = []  # concurrency=1: one call at a time, so appending needs no lock
+
+    def recording(name):
+        def target(q):
+            calls.append(name)
+            return q
+        return target
+
+    board = run_variants(DATA[:6], {"a": recording("a"), "b": recording("b"), "c": recording("c")}, [exact_match()],
+                         concurrency=1, store=tmp_path, progress=False)
+    groups = ["".join(calls[i:i + 3]) for i in range(0, 18, 3)]
+    assert groups == ["abc", "bca", "cab", "abc", "bca", "cab"]  # each variant goes first twice
+    assert sorted(r.name for r in RunStore(tmp_path).runs()) == ["a", "b", "c"]
+    assert [board.results[name].stats.total for name in "abc"] == [6, 6, 6]
+
+
 # --- the leaderboard table -----------------------------------------------------------------------
 
 
@@ -150,23 +168,25 @@ def test_every_variant_is_tested_against_the_leader_with_holm_across_variants(ti
     # d vs a: a right and d wrong on 9 cases, never the other way: exact p = 2 · 0.5⁹ = 0.00390625.
     assert math.isnan(frame.loc["a", "p_value"]) and not frame.loc["a", "significant"]
     assert frame["p_value"].iloc[1:].tolist() == [1.0, 1.0, 0.00390625]
-    # Holm over the three comparisons with the leader: 3 · 0.00390625, then 1, 1.
-    assert frame["adjusted_p_value"].iloc[1:].tolist() == [1.0, 1.0, 0.01171875]
+    # Holm over all six pairs (the leader is picked from the data): d differs from a, b and c with
+    # p = 0.00390625 each, the three pairs among a, b, c have p = 1; the smallest of six: 6 · 0.00390625.
+    assert frame["adjusted_p_value"].iloc[1:].tolist() == [1.0, 1.0, 0.0234375]
     assert frame["significant"].tolist() == [False, False, False, True]
     runs = {name: result.to_run() for name, result in tied.results.items()}
     assert compare_runs(runs["a"], runs["d"], metrics=["exact_match"], seed=0).metrics["exact_match"].p_value == 0.00390625
 
 
-def test_holm_family_is_the_variants_compared_on_one_metric():
+def test_holm_family_is_every_pair_of_variants_on_one_metric():
     board = run_variants(DATA, {"echo": echo, "even": even, "zero": zero}, [exact_match()], progress=False)
     frame = board.leaderboard("exact_match").set_index("variant")
     runs = {name: result.to_run() for name, result in board.results.items()}
-    p = [compare_runs(runs["echo"], runs[v], metrics=["exact_match"]).metrics["exact_match"].p_value
-         for v in ("even", "zero")]
-    assert frame.loc[["even", "zero"], "p_value"].tolist() == p  # 2 · 0.5⁵ = 0.0625 and 2 · 0.5⁹
-    assert p == [0.0625, 0.00390625]
-    np.testing.assert_allclose(frame.loc[["even", "zero"], "adjusted_p_value"], adjust_p_values(p, "holm"))
-    assert frame.loc[["even", "zero"], "adjusted_p_value"].tolist() == [0.0625, 0.0078125]
+    pairs = [("echo", "even"), ("echo", "zero"), ("even", "zero")]
+    p = [compare_runs(runs[a], runs[b], metrics=["exact_match"]).metrics["exact_match"].p_value for a, b in pairs]
+    assert frame.loc[["even", "zero"], "p_value"].tolist() == p[:2]  # 2 · 0.5⁵ = 0.0625 and 2 · 0.5⁹
+    assert p[:2] == [0.0625, 0.00390625]
+    # statsmodels, independently: Holm over the three pairs, of which the leader's two are shown
+    _, adjusted, _, _ = multipletests(p, method="holm")
+    np.testing.assert_allclose(frame.loc[["even", "zero"], "adjusted_p_value"], adjusted[:2], rtol=1e-12)
 
 
 def test_rank_intervals_follow_the_interval_overlaps():
@@ -299,9 +319,9 @@ def test_summary_text(tied):
         "  1. a: 1 [0.7225, 1], n = 10, rank 1 (could be 1–3); leader",
         "  1. b: 1 [0.7225, 1], n = 10, rank 1 (could be 1–3); vs leader: adjusted p = 1, not significant",
         "  1. c: 1 [0.7225, 1], n = 10, rank 1 (could be 1–3); vs leader: adjusted p = 1, not significant",
-        "  4. d: 0.1 [0.01788, 0.4042], n = 10, rank 4; vs leader: adjusted p = 0.0117, significant",
+        "  4. d: 0.1 [0.01788, 0.4042], n = 10, rank 4; vs leader: adjusted p = 0.0234, significant",
         "No single best: several variants share rank 1.",
-        "Significantly different from a (Holm-adjusted p < 0.05): d.",
+        "Significantly different from a (Holm-adjusted over all pairs, p < 0.05): d.",
         "Not distinguishable from a: b, c.",
     ])
 

@@ -181,3 +181,54 @@ def test_a_failing_statistical_metric_keeps_every_result():
     assert result.stats.total == 4 and result.aggregated["exact_match"].mean == 0.5
     assert result.aggregated["per_token"].count == 0 and math.isnan(result.aggregated["per_token"].mean)
     assert not result.assertions[0].passed
+
+
+# --- several suites, interleaved ------------------------------------------------------------------
+
+
+def test_interleaved_suites_give_each_the_result_its_own_run_gives():
+    from cogeval.evaluate.suite import arun_interleaved
+    from cogeval.execution import run_sync
+
+    seen = []
+    doubled = EvalSuite(DATA, lambda q: "4", metrics=[exact_match()], statistical_metrics=[latency()],
+                        assertions=[threshold("exact_match", 0.5)], name="four", metadata={"v": 2}, progress=False,
+                        on_progress=seen.append)
+    plain = suite(metrics=[exact_match()], name="calc")
+    four, calc = run_sync(arun_interleaved([doubled, plain], max_cases=3))
+    alone = suite(metrics=[exact_match()], name="calc").run(max_cases=3)
+    assert [r.output for r in calc.results] == [r.output for r in alone.results] == ["4", "6", ""]
+    assert [r.output for r in four.results] == ["4", "4", "4"]
+    assert (four.name, four.metadata, calc.name) == ("four", {"v": 2}, "calc")
+    assert four.aggregated["exact_match"].mean == pytest.approx(1 / 3) and not four.passed
+    assert four.config == doubled.config() and calc.config == plain.config()
+    assert four.run_id != calc.run_id and four.started_at == calc.started_at
+    assert [(p["completed"], p["total"]) for p in seen] == [(1, 3), (2, 3), (3, 3)]
+    assert [r.case.input for r in four.results] == ["2+2", "3+3", "boom"]
+
+
+def test_interleaved_suites_show_a_progress_bar_each(capsys):
+    from cogeval.evaluate.suite import arun_interleaved
+    from cogeval.execution import run_sync
+
+    run_sync(arun_interleaved([suite(progress=True, name="left"), suite(progress=True, name="right")]))
+    err = capsys.readouterr().err
+    assert "left" in err and "right" in err and "4/4" in err
+
+
+@pytest.mark.parametrize(("suites", "message"), [
+    ([], "^suites must be a non-empty list of EvalSuite; got \\[\\]$"),
+    ("calc", "^suites must be a non-empty list of EvalSuite; got 'calc'$"),
+    ([suite(), "calc"], "^suites\\[1\\] must be an EvalSuite; got 'calc'$"),
+    ([suite(), suite(trials=2)], "^suites\\[1\\] has trials=2 but suites\\[0\\] has 1; interleaved suites must share "
+                                 "concurrency, timeout, retries, trials$"),
+    ([suite(), suite(timeout=5)], "^suites\\[1\\] has timeout=5.0 but suites\\[0\\] has 30.0; "),
+    ([suite(), EvalSuite(DATA[:2], calculator)], "^suites\\[1\\] has another dataset than suites\\[0\\]; "
+                                                 "interleaved suites must run the same cases$"),
+])
+def test_interleaved_suites_must_share_their_cases_and_run_options(suites, message):
+    from cogeval.evaluate.suite import arun_interleaved
+    from cogeval.execution import run_sync
+
+    with pytest.raises(InputError, match=message):
+        run_sync(arun_interleaved(suites))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import collections
+import itertools
 import random
 import threading
 import time
@@ -11,7 +13,7 @@ import pytest
 
 from cogeval.data import Case
 from cogeval.errors import ExecutionError, InputError
-from cogeval.execution import CaseOutcome, RunInterrupted, TargetResponse, run_cases, run_sync
+from cogeval.execution import CaseOutcome, RunInterrupted, TargetResponse, run_cases, run_interleaved, run_sync
 
 
 def run(cases, target, **options):
@@ -343,3 +345,176 @@ def test_a_dataset_can_be_run():
 
     outcomes = run(Dataset([Case("a"), Case("b")]), str.upper)
     assert [o.output for o in outcomes] == ["A", "B"]
+
+
+# --- the duration a target reports ---------------------------------------------------------------
+
+
+def test_a_reported_duration_replaces_the_wall_clock():
+    [outcome] = run([Case("a")], lambda text: TargetResponse("A", duration_s=12.5))
+    assert outcome.duration_s == 12.5
+
+
+def test_a_multi_turn_case_takes_the_sum_of_its_reported_turn_durations():
+    [outcome] = run([Case(turns=["ab", "cd"])], lambda text: TargetResponse(text, duration_s=len(text) * 0.5))
+    assert [t.duration_s for t in outcome.turns] == [1.0, 1.0]
+    assert outcome.duration_s == 2.0
+
+
+def test_a_failed_attempt_keeps_the_wall_clock():
+    [outcome] = run([Case("a")], lambda text: 1 / 0)
+    assert outcome.error and 0 <= outcome.duration_s < 5
+
+
+# --- several targets, interleaved -----------------------------------------------------------------
+
+
+def recorder(calls, lock, name, transform=str):
+    def target(text):
+        with lock:
+            calls.append((name, text))
+        return transform(text)
+
+    target.__name__ = name
+    return target
+
+
+def test_interleaved_targets_answer_each_case_back_to_back_alternating_who_goes_first():
+    calls, lock = [], threading.Lock()
+    a, b = recorder(calls, lock, "a"), recorder(calls, lock, "b", str.upper)
+    by_target = run_sync(run_interleaved(cases(4), [a, b], concurrency=1))
+    assert calls == [("a", "q0"), ("b", "q0"), ("b", "q1"), ("a", "q1"),
+                     ("a", "q2"), ("b", "q2"), ("b", "q3"), ("a", "q3")]
+    assert [[o.output for o in outcomes] for outcomes in by_target] == [
+        ["q0", "q1", "q2", "q3"], ["Q0", "Q1", "Q2", "Q3"]]
+    assert [[(o.index, o.trial, o.occurrence) for o in outcomes] for outcomes in by_target] == [
+        [(i, 0, 0) for i in range(4)]] * 2
+
+
+def test_with_n_targets_the_order_rotates_by_one_per_case_so_each_goes_first_equally_often():
+    calls, lock = [], threading.Lock()
+    targets = [recorder(calls, lock, name) for name in "abc"]
+    run_sync(run_interleaved(cases(6), targets, concurrency=1))
+    groups = ["".join(name for name, _ in calls[i:i + 3]) for i in range(0, 18, 3)]
+    assert groups == ["abc", "bca", "cab", "abc", "bca", "cab"]
+    assert [text for _, text in calls] == [f"q{i}" for i in range(6) for _ in range(3)]
+    assert collections.Counter(group[0] for group in groups) == {"a": 2, "b": 2, "c": 2}
+
+
+def test_each_trial_is_a_back_to_back_group_and_the_order_rotates_per_case_trial():
+    calls, lock = [], threading.Lock()
+    a, b = recorder(calls, lock, "a"), recorder(calls, lock, "b")
+    by_target = run_sync(run_interleaved(cases(2), [a, b], concurrency=1, trials=2))
+    assert calls == [("a", "q0"), ("b", "q0"), ("b", "q0"), ("a", "q0"),
+                     ("a", "q1"), ("b", "q1"), ("b", "q1"), ("a", "q1")]
+    assert [(o.index, o.trial) for o in by_target[1]] == [(0, 0), (0, 1), (1, 0), (1, 1)]
+
+
+def test_interleaving_gives_every_target_the_same_drift():
+    # A service that slows down with every call (a global counter adds 10 ms a call), timed by
+    # the target itself (TargetResponse.duration_s), so no wall clock is involved. Two identical
+    # targets: one after the other, the second looks much slower; interleaved, they see the
+    # same drift (calls 0, 3, 4, 7, ... against 1, 2, 5, 6, ...), so equal sums over every 2 cases.
+    def service():
+        count = itertools.count()
+        lock = threading.Lock()
+
+        def target(text):
+            with lock:
+                call = next(count)
+            return TargetResponse(text, duration_s=0.1 + 0.01 * call)
+
+        return target
+
+    slow = service()
+    first = run(cases(20), slow, concurrency=1)
+    second = run(cases(20), slow, concurrency=1)
+    assert sum(o.duration_s for o in second) - sum(o.duration_s for o in first) == pytest.approx(20 * 20 * 0.01)
+
+    slow = service()
+    a, b = run_sync(run_interleaved(cases(20), [slow, lambda text: slow(text)], concurrency=1))
+    assert sum(o.duration_s for o in a) == pytest.approx(sum(o.duration_s for o in b))
+    differences = [x.duration_s - y.duration_s for x, y in zip(a, b)]
+    assert differences == pytest.approx([-0.01, 0.01] * 10)  # who goes first alternates: the mean difference is 0
+
+
+def test_interleaved_concurrency_bounds_the_cases_in_flight_and_one_case_runs_its_targets_in_turn():
+    lock = threading.Lock()
+    in_flight, peak, spans = 0, 0, collections.defaultdict(list)
+
+    async def target(text):
+        nonlocal in_flight, peak
+        with lock:
+            in_flight += 1
+            peak = max(peak, in_flight)
+        started = time.perf_counter()
+        await asyncio.sleep(0.005)
+        with lock:
+            in_flight -= 1
+            spans[text].append((started, time.perf_counter()))
+        return text
+
+    run_sync(run_interleaved(cases(20), [target, target], concurrency=4))
+    assert peak == 4
+    assert all(first_end <= second_start for [(_, first_end), (second_start, _)] in spans.values())
+
+
+def test_interleaved_on_outcome_counts_per_target():
+    seen = []
+    run_sync(run_interleaved(cases(3), [str.upper, str.lower], trials=2,
+                             on_outcome=lambda position, o, done, total: seen.append((position, done, total))))
+    for position in (0, 1):
+        assert [(done, total) for p, done, total in seen if p == position] == [(i, 6) for i in range(1, 7)]
+
+
+def test_interleaved_failures_stay_with_their_target():
+    def broken(text):
+        raise RuntimeError("down")
+
+    good, bad = run_sync(run_interleaved(cases(2), [str.upper, broken], retries=1, backoff=0.0))
+    assert [(o.output, o.error) for o in good] == [("Q0", None), ("Q1", None)]
+    assert [(o.output, o.error, o.attempts) for o in bad] == [("", "RuntimeError: down", 2)] * 2
+
+
+def test_interleaved_cancellation_raises_run_interrupted_with_each_targets_finished_outcomes():
+    waiting = None
+
+    async def fast(text):
+        return text
+
+    async def stuck_from_q2(text):
+        if int(text[1:]) >= 2:
+            waiting.set()
+            await asyncio.sleep(10)
+        return text.upper()
+
+    async def main():
+        nonlocal waiting
+        waiting = asyncio.Event()
+        task = asyncio.create_task(run_interleaved(cases(10), [fast, stuck_from_q2], concurrency=1))
+        await waiting.wait()  # q0 (fast, then stuck), q1 (stuck, then fast), q2: fast answered, stuck waits
+        task.cancel()
+        return await task
+
+    with pytest.raises(RunInterrupted) as info:
+        asyncio.run(main())
+    assert str(info.value) == "Run interrupted after 3, 2 of 10 cases (one count per target)"
+    assert [[o.output for o in outcomes] for outcomes in info.value.by_target] == [["q0", "q1", "q2"], ["Q0", "Q1"]]
+    assert [o.output for o in info.value.outcomes] == ["q0", "q1", "q2", "Q0", "Q1"]
+
+
+def test_a_one_target_interruption_keeps_its_message_and_gives_one_list():
+    error = RunInterrupted(2, 5, ["x", "y"])
+    assert str(error) == "Run interrupted after 2 of 5 cases" and error.by_target == [["x", "y"]]
+
+
+@pytest.mark.parametrize(("targets", "message"), [
+    ([], "targets must be a non-empty list of targets; got []"),
+    (str.upper, "targets must be a non-empty list of targets; got <method 'upper' of 'str' objects>"),
+    ({"a": str.upper}, "targets must be a non-empty list of targets; got {'a': <method 'upper' of 'str' objects>}"),
+    ([str.upper, 3], "targets[1] must be a callable or a ChatTarget; got 3"),
+])
+def test_interleaved_targets_are_validated(targets, message):
+    with pytest.raises(InputError) as info:
+        run_sync(run_interleaved(cases(1), targets))
+    assert str(info.value) == message

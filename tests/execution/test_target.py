@@ -95,6 +95,20 @@ def test_target_response_refuses_bad_usage(usage, message):
     assert str(info.value) == message
 
 
+def test_target_response_duration_is_seconds_as_a_float():
+    assert TargetResponse("x").duration_s is None
+    assert TargetResponse("x", duration_s=2).duration_s == 2.0 and isinstance(TargetResponse("x", duration_s=2).duration_s, float)
+    assert TargetResponse("x", duration_s=0).duration_s == 0.0
+
+
+@pytest.mark.parametrize(("duration", "shown"), [(-0.5, "-0.5"), (float("nan"), "nan"), (float("inf"), "inf"),
+                                                 (True, "True"), ("1", "'1'")])
+def test_target_response_refuses_a_bad_duration(duration, shown):
+    with pytest.raises(InputError) as info:
+        TargetResponse("x", duration_s=duration)
+    assert str(info.value) == f"TargetResponse.duration_s must be a finite number of seconds >= 0 or None; got {shown}"
+
+
 def test_target_response_output_must_be_text():
     with pytest.raises(InputError, match="TargetResponse.output must be a str; got int: 3"):
         TargetResponse(3)
@@ -190,3 +204,27 @@ def test_a_bad_turn_is_named():
     case = Case(turns=["a", {"role": "robot", "content": "x"}])
     with pytest.raises(InputError, match=r"case turns\[1\] must be a string or a dict with 'content'"):
         asyncio.run(converse(as_target(str.upper), case))
+
+
+def test_turns_take_the_duration_the_target_reports_and_the_conversation_sums_them():
+    def bot(text):
+        return TargetResponse(text.upper(), duration_s={"a": 1.5, "b": 0.25}[text])
+
+    final, turns = asyncio.run(converse(as_target(bot), Case(turns=["a", "b"])))
+    assert [t.duration_s for t in turns] == [1.5, 0.25]
+    assert final.duration_s == 1.75
+
+
+def test_turns_without_a_reported_duration_are_timed_and_leave_the_conversation_to_the_caller():
+    final, turns = asyncio.run(converse(as_target(str.upper), Case(turns=["a", "b"])))
+    assert all(0 <= t.duration_s < 5 for t in turns)
+    assert final.duration_s is None
+
+
+def test_a_turn_that_reports_no_duration_counts_its_wall_clock_in_the_sum():
+    def bot(text):
+        return TargetResponse(text, duration_s=2.0) if text == "a" else text
+
+    final, turns = asyncio.run(converse(as_target(bot), Case(turns=["a", "b"])))
+    assert turns[0].duration_s == 2.0 and 0 <= turns[1].duration_s < 5
+    assert final.duration_s == turns[0].duration_s + turns[1].duration_s

@@ -29,13 +29,17 @@ PAYLOADS = [
 ]
 
 
-def _metric(name, *, higher=True, base, head, winner, p, adjusted, test="t", improved=0, regressed=0):
+def _metric(name, *, higher=True, base, head, verdict, p, adjusted, test="t", role="decides", margin=0.0,
+            level=0.95, mde=0.06, n_needed=None, improved=0, regressed=0):
     difference = head - base
+    significant = adjusted < 0.05
+    winner = "tie" if not significant else "head" if (difference > 0) == higher else "base"
     return MetricComparison(
         metric=name, higher_is_better=higher, base=base, head=head, n=120, difference=difference,
         ci=Interval(difference - 0.05, difference + 0.05), effect_size=difference / 0.2, test=test,
-        p_value=p, adjusted_p_value=adjusted, significant=winner != "tie", winner=winner,
-        improved=improved, regressed=regressed,
+        p_value=p, adjusted_p_value=adjusted, significant=significant, winner=winner,
+        improved=improved, regressed=regressed, role=role, verdict=verdict, margin=margin, ci_level=level,
+        mde=mde, n_needed=n_needed,
     )
 
 
@@ -58,28 +62,37 @@ def _changes(payload_metric="exact_match", many=60):
     return frame.sort_values("delta", key=abs, ascending=False, kind="stable").reset_index(drop=True)
 
 
-def _comparison(metrics, changes=None, warnings=(), winner="head", base_name="baseline", head_name="candidate"):
+def _comparison(metrics, changes=None, warnings=(), verdict="better", base_name="baseline", head_name="candidate"):
+    deciding = [m for m in metrics if m.role == "decides"]
+    winners = [m.winner for m in deciding]
     return RunComparison(
         base=RunInfo("run-a1", base_name, "2025-05-01T10:00:00Z"),
         head=RunInfo("run-b2", head_name, "2025-05-02T11:30:00Z"),
-        winner=winner, metrics={m.metric: m for m in metrics},
+        winner="head" if winners.count("head") > winners.count("base") else "base" if winners.count("base") else "tie",
+        metrics={m.metric: m for m in metrics},
         matched=120, added=3, removed=1, added_cases=["x", "y", "z"], removed_cases=["w"],
         warnings=list(warnings),
         changes=changes if changes is not None else pd.DataFrame(columns=["case_key", "input", "metric", "base", "head", "delta", "direction"]),
-        alpha=0.05, seed=0,
+        alpha=0.05, seed=0, verdict=verdict, margins={m.metric: m.margin for m in metrics if m.margin},
     )
 
 
 @pytest.fixture()
 def comparison():
+    # Two deciding metrics (one Holm family: token_f1 at step 1, level 1 - 0.05/2; exact_match at step 2)
+    # and latency_s, which only informs (its own family of one). latency_s is listed second, shown last.
     metrics = [
-        _metric("exact_match", base=0.62, head=0.74, winner="head", p=0.0012, adjusted=0.0036,
-                test="mcnemar", improved=60, regressed=7),
-        _metric("token_f1", base=0.7012345, head=0.8012, winner="head", p=3.2e-06, adjusted=9.6e-06),
-        _metric("latency_s", higher=False, base=0.91, head=0.93, winner="tie", p=0.41, adjusted=0.41,
-                test="wilcoxon", regressed=1),
+        _metric("exact_match", base=0.62, head=0.74, verdict="better", p=0.0012, adjusted=0.0036,
+                test="mcnemar", level=0.95, mde=0.061, n_needed=150, improved=60, regressed=7),
+        _metric("latency_s", higher=False, base=0.91, head=0.93, verdict="inconclusive", p=0.41, adjusted=0.41,
+                test="wilcoxon", role="informs", mde=0.05, n_needed=2400, regressed=1),
+        _metric("token_f1", base=0.7012345, head=0.8012, verdict="better", p=3.2e-06, adjusted=9.6e-06,
+                level=0.975, margin=0.02, mde=0.03, n_needed=40),
     ]
     return _comparison(metrics, _changes(), warnings=["3 cases only in head were left out <b>unpaired</b>"])
+
+
+HEADLINE = "head is better: better on exact_match, token_f1 (α = 0.05, 120 matched cases)"
 
 
 # --- formatting -------------------------------------------------------------------------------
@@ -129,17 +142,29 @@ def test_console_prints_and_writes_nothing(comparison, capsys, tmp_path, monkeyp
     assert report_comparison(comparison, "console") == []
     assert list(tmp_path.iterdir()) == []
     out = capsys.readouterr().out
-    assert "head wins on 2 of 3 metrics (significant at α = 0.05 after Holm correction)" in out
+    lines = out.splitlines()
+    assert lines[0] == HEADLINE
+    assert lines[3] == "verdict: better · 2 metrics decide, 1 informs · 120 matched, 3 added, 1 removed · α = 0.05"
     assert "baseline" in out and "candidate" in out and "2025-05-02T11:30:00Z" in out
-    assert "exact_match" in out and "0.0012" in out and "3.2e-06" in out
+    header = next(line for line in lines if "adjusted p" in line).split()
+    assert header == ["metric", "role", "base", "head", "n", "difference", "interval", "effect", "size", "test", "p",
+                      "adjusted", "p", "verdict", "mde", "n", "needed"]
+    rows = [line.split() for line in lines if line.strip().startswith(("exact_match", "token_f1", "latency_s"))]
+    assert [r[:2] for r in rows[:3]] == [["exact_match", "↑"], ["token_f1", "↑"], ["latency_s", "↓"]]  # deciding first
+    assert rows[0] == ["exact_match", "↑", "decides", "0.62", "0.74", "120", "+0.12", "[0.07,", "0.17]", "at", "95%",
+                       "+0.6", "mcnemar", "0.0012", "0.0036", "better", "0.061", "150"]
+    assert rows[2][2] == "informs" and rows[2][-3:] == ["inconclusive", "0.05", "2400"]
+    assert "token_f1 — better by more than 0.02" in lines
+    assert ("latency_s — inconclusive: not significant with 120 cases; about 2400 cases would detect "
+            "a difference this large") in lines
     assert "… and 55 more improved cases" in out
     assert "warning: 3 cases only in head" in out
-    assert "\x1b[" not in out  # plain text when not a terminal
+    assert "winner" not in out and "\x1b[" not in out  # plain text when not a terminal
 
 
 def test_console_does_not_interpret_rich_markup_in_case_text(capsys):
     changes = _changes().assign(input=lambda f: f["input"].map(lambda _: "[bold red]x[/bold red]"))
-    report_comparison(_comparison([_metric("exact_match", base=0.5, head=0.6, winner="head", p=0.01, adjusted=0.01)], changes), "console")
+    report_comparison(_comparison([_metric("exact_match", base=0.5, head=0.6, verdict="better", p=0.01, adjusted=0.01)], changes), "console")
     assert "[bold red]x[/bold red]" in capsys.readouterr().out
 
 
@@ -153,11 +178,33 @@ def _unescaped_pipes(line):
 def test_markdown_shows_verdict_runs_metrics_and_counts(comparison):
     text = comparison_markdown(comparison)
     lines = text.splitlines()
-    assert lines[2] == "**head wins** on 2 of 3 metrics (significant at α = 0.05 after Holm correction)"
-    assert "120 matched cases, 3 added, 1 removed · α = 0.05" in text
+    assert lines[:5] == [
+        "### cogeval comparison: candidate vs baseline",
+        "",
+        "🟢 **head is better**: better on exact\\_match, token\\_f1 (α = 0.05, 120 matched cases)",
+        "",
+        "Verdict: **better** · 2 metrics decide, 1 informs · 120 matched cases, 3 added, 1 removed · α = 0.05",
+    ]
     assert "| base | baseline | run-a1 | 2025-05-01T10:00:00Z |" in text
-    assert "| exact\\_match | ↑ | 0.62 | 0.74 | 120 | +0.12 | \\[0.07, 0.17\\] | +0.6 | mcnemar | 0.0012 | 0.0036 | yes | ✅ head |" in text
-    assert "| latency\\_s | ↓ |" in text and "3.2e-06" in text
+    table = [line for line in lines if line.startswith("| metric |")]
+    assert table == ["| metric | role | base | head | n | difference | interval | effect size | test | p | adjusted p | "
+                     "verdict | mde | n needed |"]
+    rows = lines[lines.index(table[0]) + 2:lines.index(table[0]) + 5]
+    assert rows == [  # deciding metrics first, each interval with its level
+        "| exact\\_match ↑ | decides | 0.62 | 0.74 | 120 | +0.12 | \\[0.07, 0.17\\] at 95% | +0.6 | mcnemar | 0.0012 "
+        "| 0.0036 | 🟢 better | 0.061 | 150 |",
+        "| token\\_f1 ↑ | decides | 0.7012 | 0.8012 | 120 | +0.09997 | \\[0.04997, 0.15\\] at 97.5% | +0.4998 | t "
+        "| 3.2e-06 | 9.6e-06 | 🟢 better | 0.03 | 40 |",
+        "| latency\\_s ↓ | informs | 0.91 | 0.93 | 120 | +0.02 | \\[-0.03, 0.07\\] at 95% | +0.1 | wilcoxon | 0.41 "
+        "| 0.41 | ⚪ inconclusive | 0.05 | 2400 |",
+    ]
+    notes = lines[lines.index(rows[-1]) + 2:lines.index(rows[-1]) + 4]
+    assert notes == [
+        "- **token\\_f1** — better by more than 0.02",
+        "- **latency\\_s** — inconclusive: not significant with 120 cases; about 2400 cases would detect a "
+        "difference this large",
+    ]
+    assert "winner" not in text.lower()
 
 
 def test_markdown_tables_cannot_be_broken_or_inject_html(comparison):
@@ -186,26 +233,59 @@ def test_markdown_warnings_are_escaped(comparison):
     assert "> - 3 cases only in head were left out &lt;b&gt;unpaired&lt;/b&gt;" in comparison_markdown(comparison)
 
 
+WHERE = "(α = 0.05, 120 matched cases)"
+
+
 @pytest.mark.parametrize(
-    ("winners", "heading"),
+    ("verdicts", "run_verdict", "heading"),
     [
-        (["tie", "tie"], "**no significant difference** on 2 metrics (α = 0.05 after Holm correction)"),
-        (["base", "tie"], "**head regressed** on m0 (significant at α = 0.05 after Holm correction)"),
-        (["head", "base"], "**mixed result**: head better on m0, worse on m1 (significant at α = 0.05 after Holm correction)"),
-        (["head"], "**head wins** on 1 of 1 metric (significant at α = 0.05)"),
-        ([], "**nothing to compare**: no metric was scored on both runs"),
+        (["inconclusive", "inconclusive"], "inconclusive",
+         f"⚪ **inconclusive**: no deciding metric is shown better, worse or equivalent; about 120 cases would settle "
+         f"the closest one {WHERE}"),
+        (["worse", "inconclusive"], "worse", f"🔴 **head is worse**: worse on m0 {WHERE}"),
+        (["better", "worse"], "mixed", f"🔴 **mixed**: head is better on m0 and worse on m1 {WHERE}"),
+        (["better"], "better", f"🟢 **head is better**: better on m0 {WHERE}"),
+        (["equivalent", "equivalent"], "equivalent", f"⚪ **equivalent**: every deciding metric is within its margin {WHERE}"),
+        (["better@informs"], "inconclusive", f"⚪ **inconclusive**: no compared metric decides {WHERE}"),
+        ([], "inconclusive", f"⚪ **nothing to compare**: no metric was scored in both runs {WHERE}"),
     ],
 )
-def test_markdown_verdicts(winners, heading):
-    metrics = [_metric(f"m{i}", base=0.5, head=0.5, winner=w, p=0.5, adjusted=0.5) for i, w in enumerate(winners)]
-    assert comparison_markdown(_comparison(metrics)).splitlines()[2] == heading
+def test_markdown_verdicts(verdicts, run_verdict, heading):
+    metrics = []
+    for i, word in enumerate(verdicts):
+        verdict, _, role = word.partition("@")
+        sign = {"better": 1, "worse": -1}.get(verdict, 0)
+        metrics.append(_metric(f"m{i}", base=0.5, head=0.5 + 0.1 * sign, verdict=verdict, p=0.001 if sign else 0.5,
+                               adjusted=0.001 if sign else 0.5, role=role or "decides", margin=0.05 * (verdict == "equivalent"),
+                               n_needed=None if sign else 120 * (i + 1)))
+    text = comparison_markdown(_comparison(metrics, verdict=run_verdict))
+    assert text.splitlines()[2] == heading
+    assert text.splitlines()[4].startswith(f"Verdict: **{run_verdict}** · ")
+
+
+def test_a_metric_name_cannot_break_or_inject_into_the_headline_table_or_notes():
+    name = "<script>alert(1)</script> | *m*\n# h"
+    metrics = [_metric(name, base=0.5, head=0.6, verdict="better", p=0.001, adjusted=0.001, margin=0.01)]
+    text = comparison_markdown(_comparison(metrics))
+    escaped = "&lt;script&gt;alert(1)&lt;/script&gt; \\| \\*m\\* # h"
+    assert text.splitlines()[2] == f"🟢 **head is better**: better on {escaped} {WHERE}"
+    assert f"| {escaped} ↑ | decides |" in text and f"- **{escaped}** — better by more than 0.01" in text
+    assert "<script" not in text
+    page = comparison_html(_comparison(metrics))
+    html_name = "&lt;script&gt;alert(1)&lt;/script&gt; | *m*\n# h"
+    assert f'<strong class="good">head is better</strong>: better on {html_name} {WHERE}</p>' in page
+    assert f"<li><b>{html_name}</b> — better by more than 0.01</li>" in page
+    assert "<script" not in page
 
 
 def test_nan_values_show_as_a_dash():
-    metric = _metric("judge", base=math.nan, head=0.5, winner="tie", p=math.nan, adjusted=math.nan, test="none")
-    text = comparison_markdown(_comparison([metric]))
-    assert "| judge | ↑ | – | 0.5 | 120 | – | \\[–, –\\] | – | none | – | – | no | tie |" in text
-    assert ">nan<" not in comparison_html(_comparison([metric])).lower()
+    metric = _metric("judge", base=math.nan, head=0.5, verdict="inconclusive", p=math.nan, adjusted=math.nan,
+                     test="none", level=math.nan, mde=math.nan)
+    text = comparison_markdown(_comparison([metric], verdict="inconclusive"))
+    assert "| judge ↑ | decides | – | 0.5 | 120 | – | – | – | none | – | – | ⚪ inconclusive | – | – |" in text
+    assert ("- **judge** — inconclusive: not significant with 120 cases; no sample size would settle it "
+            "from these data") in text
+    assert ">nan<" not in comparison_html(_comparison([metric], verdict="inconclusive")).lower()
 
 
 # --- HTML -----------------------------------------------------------------------------------
@@ -230,7 +310,7 @@ def test_html_escapes_every_payload(comparison):
 
 
 def test_html_escapes_run_names_and_metric_names():
-    metric = _metric('<i>"m"</i>', base=0.5, head=0.6, winner="head", p=0.01, adjusted=0.01)
+    metric = _metric('<i>"m"</i>', base=0.5, head=0.6, verdict="better", p=0.01, adjusted=0.01)
     page = comparison_html(_comparison([metric], base_name="<b>base</b>", head_name='x" onmouseover="alert(1)'))
     assert "<b>base</b>" not in page and "&lt;b&gt;base&lt;/b&gt;" in page
     assert '" onmouseover="' not in page and "&lt;i&gt;&#34;m&#34;&lt;/i&gt;" in page
@@ -238,9 +318,23 @@ def test_html_escapes_run_names_and_metric_names():
 
 def test_html_shows_verdict_table_colours_and_collapsible_changes(comparison):
     page = comparison_html(comparison)
-    assert '<strong class="good">head wins</strong> on 2 of 3 metrics' in page
-    assert page.count('<tr class="win">') == 2 and page.count('<tr class="loss">') == 0
-    assert '<span class="badge head">head</span>' in page
+    assert ('<p class="verdict good"><strong class="good">head is better</strong>: better on exact_match, token_f1 '
+            '(α = 0.05, 120 matched cases)</p>') in page
+    assert ('<p class="facts">Verdict <span class="badge good">better</span> · 2 metrics decide, 1 informs · '
+            '<b>120</b> matched cases') in page
+    head = re.search(r"<thead>(.*?)</thead>", page).group(1)
+    assert re.findall(r"<th[^>]*>([^<]*)</th>", head) == ["metric", "role", "base", "head", "n", "difference", "interval",
+                                                           "effect size", "test", "p", "adjusted p", "verdict", "mde",
+                                                           "n needed"]
+    rows = re.findall(r'<tr class="([^"]*)">\s*<td class="t">([^<]*)</td>', page)
+    assert rows == [("good decides", "exact_match ↑"), ("good decides", "token_f1 ↑"),
+                    ("neutral informs first-informing", "latency_s ↓")]
+    assert page.count('<span class="badge good">better</span>') == 3  # facts line + two rows
+    assert '<span class="badge neutral">inconclusive</span>' in page
+    assert '<td class="interval">[0.04997,\u00a00.15] at 97.5%</td>' in page  # wraps only before "at"
+    assert ("<li><b>latency_s</b> — inconclusive: not significant with 120 cases; about 2400 cases would detect "
+            "a difference this large</li>") in page
+    assert "winner" not in page.lower()
     assert page.count("<details") == 3  # regressed: exact_match, latency_s; improved: exact_match
     assert "· 60 improved" in page and "… and 10 more improved cases" in page
     assert page.count("question ") == 50
@@ -249,9 +343,10 @@ def test_html_shows_verdict_table_colours_and_collapsible_changes(comparison):
 
 
 def test_html_marks_regressions_red():
-    metric = _metric("exact_match", base=0.7, head=0.6, winner="base", p=0.001, adjusted=0.001)
-    page = comparison_html(_comparison([metric], winner="base"))
-    assert '<tr class="loss">' in page and '<strong class="bad">head regressed</strong>' in page
+    metric = _metric("exact_match", base=0.7, head=0.6, verdict="worse", p=0.001, adjusted=0.001)
+    page = comparison_html(_comparison([metric], verdict="worse"))
+    assert '<tr class="bad decides">' in page and '<strong class="bad">head is worse</strong>: worse on exact_match' in page
+    assert '<span class="badge bad">worse</span>' in page
 
 
 def test_html_figure_slot(comparison):
@@ -262,10 +357,10 @@ def test_html_figure_slot(comparison):
 
 
 def test_reports_without_changes_or_warnings():
-    metric = _metric("exact_match", base=0.7, head=0.7, winner="tie", p=1.0, adjusted=1.0)
-    page = comparison_html(_comparison([metric], winner="tie"))
+    metric = _metric("exact_match", base=0.7, head=0.7, verdict="inconclusive", p=1.0, adjusted=1.0)
+    page = comparison_html(_comparison([metric], verdict="inconclusive"))
     assert "<details" not in page and "warnings" not in page.split("</style>")[1]
-    assert "Regressed" not in comparison_markdown(_comparison([metric], winner="tie"))
+    assert "Regressed" not in comparison_markdown(_comparison([metric], verdict="inconclusive"))
 
 
 def test_an_eval_comparison_result_is_reported_like_its_run_comparison(tmp_path, capsys):
@@ -276,7 +371,8 @@ def test_an_eval_comparison_result_is_reported_like_its_run_comparison(tmp_path,
     result = EvalComparison(data, targets={"baseline": lambda q: "0", "challenger": lambda q: q},
                             metrics=[exact_match()], progress=False, seed=0).run()
     assert comparison_markdown(result) == comparison_markdown(result.comparison)
-    assert "head wins" in comparison_markdown(result)
+    assert comparison_markdown(result).splitlines()[2] == (
+        "🟢 **head is better**: better on exact\\_match (α = 0.05, 30 matched cases)")
     assert comparison_html(result) == comparison_html(result.comparison)
     written = report_comparison(result, ["console", "markdown", "html"], tmp_path / "both.md")
     assert [p.rsplit("/", 1)[-1] for p in written] == ["both.md", "both.html"]

@@ -37,13 +37,14 @@ def test_forest_plot_has_one_point_per_metric_at_its_difference_with_the_ci_as_e
         assert trace.error_x.symmetric is False
 
 
-def test_forest_plot_colours_say_significance_and_direction(comparison):
+def test_forest_plot_colours_and_legend_say_the_verdict_word(comparison):
     fig = plot_comparison(comparison)
-    winners = [m.winner for m in comparison.metrics.values()]
-    assert winners == ["head", "base", "tie"]  # exact_match better, latency (lower is better) worse, quality unchanged
+    verdicts = [m.verdict for m in comparison.metrics.values()]
+    assert verdicts == ["better", "worse", "inconclusive"]  # exact_match better, latency (lower is better) worse, quality unknown
     assert [t.marker.color for t in fig.data] == [GOOD, BAD, NEUTRAL]
-    assert [t.marker.symbol for t in fig.data] == ["circle", "circle", "circle-open"]
-    assert [t.name for t in fig.data] == ["head significantly better", "head significantly worse", "no significant difference"]
+    assert [t.marker.symbol for t in fig.data] == ["circle", "circle", "circle-open"]  # filled when significant
+    assert [t.name for t in fig.data] == ["better", "worse", "inconclusive"]
+    assert [t.showlegend for t in fig.data] == [True, True, True] and fig.layout.legend.title.text == "verdict "
     assert [t.y for t in fig.data] == [("exact_match ↑",), ("latency ↓",), ("quality ↑",)]
 
 
@@ -56,15 +57,73 @@ def test_forest_plot_rows_have_their_own_axis_a_zero_line_and_units(comparison):
     for i, m in zip((1, 2, 3), comparison.metrics.values()):
         low, high = fig.layout[f"xaxis{i if i > 1 else ''}"].range
         assert low < min(0, m.ci.low) and high > max(0, m.ci.high)
-    assert fig.layout.title.text == "head (head) vs base (base): paired difference head − base, 95% bootstrap CI"
+    assert fig.layout.title.text == ("head (head) vs base (base): paired difference head − base<br><sup>test-inversion "
+                                     "interval at each metric's Holm level · filled: significant</sup>")
+    assert "bootstrap" not in fig.layout.title.text
 
 
-def test_forest_plot_hover_shows_p_adjusted_p_test_and_n(comparison):
+def test_forest_plot_hover_shows_verdict_role_interval_and_level_p_adjusted_p_n_and_mde(comparison):
     trace = plot_comparison(comparison).data[0]
     m = comparison.metrics["exact_match"]
-    assert list(trace.customdata[0][:5]) == ["exact_match", m.p_value, m.adjusted_p_value, m.test, m.n]
-    for part in ("p = %{customdata[1]", "adjusted p = %{customdata[2]", "test %{customdata[3]}", "n = %{customdata[4]}"):
+    assert m.ci_level == 0.975 and m.mde == pytest.approx(0.3792, abs=1e-4)  # 2nd smallest p of a Holm family of 3: level 1 - alpha / 2
+    assert list(trace.customdata[0]) == [
+        "exact_match", m.p_value, m.adjusted_p_value, "mcnemar-exact", 20, "better", "decides",
+        "[0.3041, 0.8487] at 97.5%", "0.3792", 0.2, 0.95, "better",
+    ]
+    for part in ("<b>%{customdata[0]}</b> · %{customdata[5]} (%{customdata[6]})", "interval %{customdata[7]}",
+                 "p = %{customdata[1]", "adjusted p = %{customdata[2]", "test %{customdata[3]}",
+                 "n = %{customdata[4]}", "mde %{customdata[8]}", "<br>%{customdata[11]}"):
         assert part in trace.hovertemplate
+    quality = plot_comparison(comparison).data[2]
+    assert quality.customdata[0][11] == ("inconclusive: not significant with 20 cases; about 742 cases would detect "
+                                         "a difference this large")
+
+
+def test_forest_plot_marks_informing_metrics_and_shades_the_margin(runs):
+    comparison = compare_runs(*runs, seed=0, decide_on=["exact_match", "quality"], margins={"quality": 0.05})
+    fig = plot_comparison(comparison)
+    assert [t.y for t in fig.data] == [("exact_match ↑",), ("quality ↑",), ("latency ↓ (informs)",)]  # deciding first
+    assert [t.name for t in fig.data] == ["better", "inconclusive", "worse"]
+    bands = [s for s in fig.layout.shapes if s.type == "rect"]
+    assert [(b.x0, b.x1, b.xref, b.layer) for b in bands] == [(-0.05, 0.05, "x2", "below")]
+    low, high = fig.layout.xaxis2.range
+    assert low < -0.05 - 0.01 and high > 0.05  # the band fits in its row
+    assert fig.layout.title.text.endswith(" · filled: significant · shaded: ±margin</sup>")
+
+
+def test_forest_plot_copes_with_infinite_and_nan_intervals():
+    import dataclasses
+
+    import pandas as pd
+
+    from cogeval import EvalRun, Interval
+    from cogeval.present.plots import _padded_range
+
+    def run(scores):
+        return EvalRun.from_frame(pd.DataFrame({"input": list("abc"), "q": scores}))
+
+    comparison = compare_runs(run([0.1, 0.2, 0.3]), run([0.3, 0.5, 0.4]), test="wilcoxon", seed=0)
+    m = comparison.metrics["q"]
+    assert m.test == "wilcoxon" and math.isinf(m.ci.high)  # 3 pairs: no Wilcoxon interval is narrow enough
+    for ci, shown in (((-math.inf, math.inf), "[-inf, inf] at 95%"), ((0.0, math.inf), "[0, inf] at 95%")):
+        wide = dataclasses.replace(m, ci=Interval(*ci))
+        fig = plot_comparison(dataclasses.replace(comparison, metrics={"q": wide}))
+        low, high = fig.layout.xaxis.range
+        assert math.isfinite(low) and math.isfinite(high) and low < 0 < m.difference < high
+        bar = fig.data[0].error_x
+        assert math.isclose(m.difference + bar.array[0], high)  # runs to the edge of the axis
+        assert math.isclose(m.difference - bar.arrayminus[0], low if math.isinf(ci[0]) else ci[0])
+        assert bar.width == 0  # no end caps: the interval runs off the axis
+        assert fig.data[0].customdata[0][7] == shown
+        json.loads(fig.to_json())
+
+    nan = dataclasses.replace(m, difference=math.nan, ci=Interval(math.nan, math.nan), mde=math.nan)
+    fig = plot_comparison(dataclasses.replace(comparison, metrics={"q": nan}))
+    assert fig.layout.xaxis.range == (-0.15, 0.15)  # only the zero line to show
+    assert (fig.data[0].error_x.array, fig.data[0].error_x.arrayminus) == ((0.0,), (0.0,))
+    assert fig.data[0].customdata[0][7:9] == ["–", "–"]
+    assert _padded_range([math.nan, math.inf, -math.inf]) == [-1.0, 1.0]
+    assert _padded_range([-math.inf, 0.0, 2.0, math.nan]) == [-0.3, 2.3]
 
 
 def test_forest_plot_escapes_metric_and_run_names():
@@ -87,7 +146,7 @@ def test_forest_plot_takes_a_comparison_result_and_refuses_anything_else(compari
     result = cogeval.EvalComparison(data, targets={"baseline": lambda q: "0", "challenger": lambda q: q},
                                     metrics=[exact_match()], progress=False, seed=0).run()
     assert plot_comparison(result).data[0].x == (1.0,)
-    assert result.plot().data[0].marker.color == GOOD
+    assert result.plot().data[0].marker.color == GOOD and result.plot().data[0].name == "better"
 
 
 # -- plot_changes ---------------------------------------------------------------------------------

@@ -73,7 +73,7 @@ def test_ci_report_annotates_failures(result):
     from cogeval.present.reporters import render
 
     lines = render(result, "ci").splitlines()
-    assert lines[0] == "::notice title=cogeval::2 results, 0 errors; exact_match 0.5"
+    assert lines[0] == "::notice title=cogeval::2 results, 0 errors, 0 metric errors; exact_match 0.5"
     assert lines[1] == "::error title=Assertion failed%3A threshold(exact_match%2C 0.9)::" + result.assertions[0].message.replace("%", "%25")
     assert lines[-1] == "cogeval: 0 of 1 assertions passed — FAILED"
 

@@ -53,6 +53,27 @@ def test_agrees_with_statsmodels_given_explicit_method(ours, theirs):
     assert adjust_p_values(p, ours) == pytest.approx(multipletests(p, method=theirs)[1])
 
 
+def test_holm_is_holm_not_statsmodels_default_holm_sidak():
+    # multipletests defaults to Holm-Sidak ("hs"); adjust_p_values must ask for "holm" explicitly.
+    # R: p.adjust(c(0.01, 0.02, 0.03), "holm") -> 0.03 0.04 0.04
+    # Holm-Sidak by hand: 1 - 0.99^3 = 0.029701, 1 - 0.98^2 = 0.0396, max(0.0396, 0.03) = 0.0396
+    from statsmodels.stats.multitest import multipletests
+
+    p = [0.01, 0.02, 0.03]
+    holm = adjust_p_values(p, "holm")
+    assert holm == pytest.approx([0.03, 0.04, 0.04], abs=1e-15)
+    holm_sidak = multipletests(p)[1]  # statsmodels' default method
+    assert holm_sidak == pytest.approx([0.029701, 0.0396, 0.0396], abs=1e-15)
+    assert not np.allclose(holm, holm_sidak)
+    assert adjust_p_values(p) == pytest.approx(holm)  # the default method is Holm too
+
+
+def test_nan_is_not_passed_to_statsmodels():
+    # statsmodels counts a NaN among the tests: multipletests([0.01, nan, 0.04], method="holm") gives 0.03, nan, 0.08
+    # R: p.adjust(c(0.01, NA, 0.04), "bonferroni") -> 0.02 NA 0.08
+    assert adjust_p_values([0.01, np.nan, 0.04], "bonferroni") == pytest.approx([0.02, np.nan, 0.08], nan_ok=True)
+
+
 def test_nan_stays_nan_and_is_not_counted():
     # R: p.adjust(c(0.01, NA, 0.04), "holm") -> 0.02 NA 0.04
     result = adjust_p_values([0.01, np.nan, 0.04], "holm")

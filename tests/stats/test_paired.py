@@ -195,15 +195,55 @@ def test_mcnemar_switches_to_chi_square_at_25_discordant_pairs(b, c, exact):
 @pytest.mark.parametrize("exact", [None, True, False])
 @pytest.mark.parametrize("n", [5, 20, 40])
 def test_mcnemar_equal_counts_give_zero_and_p_one(exact, n):
-    # Edwards: max(|b - c| - 1, 0)^2 = 0; R's mcnemar.test would report 1 / (b + c) instead
+    # Edwards: max(|b - c| - 1, 0)^2 = 0. R agrees: it corrects only an asymmetric table,
+    # R: mcnemar.test(matrix(c(10, 5, 5, 10), 2)) -> McNemar's chi-squared = 0, df = 1, p-value = 1
     r = mcnemars_test(n, n, exact=exact)
     assert (r.chi_square, r.p_value, r.significant) == (0.0, 1.0, False)
 
 
+@pytest.mark.parametrize("correction", [True, False])
+def test_mcnemar_equal_counts_match_r_not_statsmodels_correction(correction):
+    # R: mcnemar.test(matrix(c(10, 5, 5, 10), 2)) -> McNemar's chi-squared = 0, p-value = 1
+    # R: mcnemar.test(matrix(c(10, 30, 30, 10), 2), correct = FALSE) -> McNemar's chi-squared = 0, p-value = 1
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    for n in (5, 30):
+        r = mcnemars_test(n, n, exact=False, correction=correction)
+        assert (r.chi_square, r.p_value, r.exact) == (0.0, 1.0, False)
+    # statsmodels corrects b == c to (0 - 1)^2 / (b + c) = 1/10, p = 0.7518296 (chi2.sf(0.1, 1)): not used here
+    theirs = mcnemar([[0, 5], [5, 0]], exact=False, correction=True)
+    assert theirs.statistic == pytest.approx(0.1)
+    assert theirs.pvalue == pytest.approx(stats.chi2.sf(0.1, 1)) and theirs.pvalue < 1
+
+
 def test_mcnemar_difference_of_one_is_zero_with_correction():
+    # R: mcnemar.test(matrix(c(10, 20, 21, 10), 2)) -> McNemar's chi-squared = 0, df = 1, p-value = 1
     r = mcnemars_test(20, 21, exact=False)
     assert (r.chi_square, r.p_value) == (0.0, 1.0)
-    assert mcnemars_test(20, 21, exact=False, correction=False).chi_square == pytest.approx(1 / 41)
+    # R: mcnemar.test(matrix(c(10, 20, 21, 10), 2), correct = FALSE)
+    #    -> McNemar's chi-squared = 0.024390244, df = 1, p-value = 0.8758961
+    uncorrected = mcnemars_test(20, 21, exact=False, correction=False)
+    assert uncorrected.chi_square == pytest.approx(1 / 41)
+    assert uncorrected.chi_square == pytest.approx(0.024390244, abs=5e-10)
+    assert uncorrected.p_value == pytest.approx(0.8758961, abs=5e-8)
+
+
+@pytest.mark.parametrize(
+    ("b", "c", "p_value"),
+    [
+        (3, 12, 0.03515625),  # R: binom.test(3, 15)$p.value -> 0.03515625 (= 2 * 576 / 2^15)
+        (7, 13, 0.2631759644),  # R: binom.test(7, 20)$p.value -> 0.2631759644
+        (5, 0, 0.0625),  # R: binom.test(5, 5)$p.value -> 0.0625 (= 2 / 2^5)
+        (12, 12, 1.0),  # R: binom.test(12, 24)$p.value -> 1
+        (3, 4, 1.0),  # |b - c| == 1: 2 * P(X <= 3 | n = 7) = 1; chi_square 0 with the correction
+    ],
+)
+def test_mcnemar_exact_p_equals_r_binom_test(b, c, p_value):
+    r = mcnemars_test(b, c, exact=True)
+    assert r.exact is True
+    assert r.p_value == pytest.approx(p_value, rel=1e-9)
+    assert r.p_value == pytest.approx(_binom_two_sided(b, b + c))
+    assert r.chi_square == pytest.approx(max(abs(b - c) - 1, 0) ** 2 / (b + c))
 
 
 @pytest.mark.parametrize("exact", [None, True, False])
