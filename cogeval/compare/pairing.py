@@ -37,7 +37,7 @@ import pandas as pd
 from cogeval import _columns as col
 from cogeval.errors import InputError
 
-__all__ = ["CASE_ERROR", "Pairing", "metrics_of", "pair_scores", "trial_means", "unit_values"]
+__all__ = ["CASE_ERROR", "Pairing", "UnitValues", "metrics_of", "pair_scores", "pair_units", "trial_means", "unit_values"]
 
 CASE_ERROR = "case_error"
 """Boolean column of a score table: the target failed on this case and trial."""
@@ -106,7 +106,11 @@ def trial_means(values: pd.Series) -> pd.Series:
     return first + residual.groupby(level=levels).mean()
 
 
-def unit_values(frame: pd.DataFrame, directions: Mapping[str, bool]) -> tuple[pd.MultiIndex, pd.DataFrame, pd.Series]:
+UnitValues = tuple[pd.MultiIndex, pd.DataFrame, pd.Series]
+"""A run's units, its ``units × metrics`` values and its errored flags (:func:`unit_values`)."""
+
+
+def unit_values(frame: pd.DataFrame, directions: Mapping[str, bool]) -> UnitValues:
     """One run's units (first-appearance order), its ``units × metrics`` values and errored flags."""
     failed = frame[CASE_ERROR].fillna(False).astype(bool)
     units = pd.MultiIndex.from_frame(frame[UNIT].drop_duplicates())
@@ -137,8 +141,13 @@ def pair_scores(base: pd.DataFrame, head: pd.DataFrame, *, directions: Mapping[s
     """
     base = check_scores("base", base)
     head = check_scores("head", head)
-    base_units, base_wide, base_errored = unit_values(base, directions)
-    head_units, head_wide, head_errored = unit_values(head, directions)
+    return pair_units(unit_values(base, directions), unit_values(head, directions))
+
+
+def pair_units(base: UnitValues, head: UnitValues) -> Pairing:
+    """Pair two runs' :func:`unit_values` (as :func:`pair_scores` does), e.g. when one run meets many others."""
+    base_units, base_wide, base_errored = base
+    head_units, head_wide, head_errored = head
     in_head = base_units.isin(head_units)
     units = base_units[in_head]
     base_values = base_wide.reindex(units)

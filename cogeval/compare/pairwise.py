@@ -47,7 +47,7 @@ from cogeval.data import Case
 from cogeval.data.jsonable import jsonable
 from cogeval.data.run_id import check_run_id, iso_utc, new_run_id, utc_now
 from cogeval.errors import InputError, RunFileError, SelfPreferenceWarning
-from cogeval.execution import run_cases, run_sync
+from cogeval.execution import run_interleaved, run_sync
 from cogeval.scoring.judge import (
     JudgeConfig,
     JudgeError,
@@ -885,8 +885,9 @@ def run_pairwise(dataset: Any, variant_a: Any, variant_b: Any, comparators: Any,
     """Run both targets on every case, then let each comparator decide, case by case, whether B beat A.
 
     ``variant_a`` and ``variant_b`` are targets (as for :class:`~cogeval.EvalSuite`),
-    both run concurrently with ``concurrency`` cases each in flight, ``timeout``
-    seconds and ``retries`` per attempt. ``comparators`` are
+    run back to back on each case, in an order alternating per case (so load
+    that changes over time hits both alike), with up to ``concurrency`` cases
+    in flight, ``timeout`` seconds and ``retries`` per attempt. ``comparators`` are
     :func:`pairwise_judge` and :func:`human_pairwise` comparators with distinct
     keys. ``names`` name A and B in :meth:`PairwiseResult.pairs`. With ``store``
     (a :class:`~cogeval.RunStore` or a folder) the result is saved there (and
@@ -922,8 +923,8 @@ async def _arun(dataset: Any, variant_a: Any, variant_b: Any, comparators: list[
     check_positive_number("timeout", timeout)
     cases = list(as_dataset(dataset))
     options = {"concurrency": concurrency, "timeout": timeout, "retries": retries}
-    outcomes_a, outcomes_b = await asyncio.gather(run_cases(cases, variant_a, **options),
-                                                  run_cases(cases, variant_b, **options))
+    # back to back per case, in an order alternating per case, so load over time hits both alike
+    outcomes_a, outcomes_b = await run_interleaved(cases, [variant_a, variant_b], **options)
     tasks = [PairTask(task_id(a.case_key, a.occurrence), a.case_key, a.case, a.output, b.output, a.error, b.error)
              for a, b in zip(outcomes_a, outcomes_b)]
     return await judge_tasks(tasks, comparators, names, concurrency)

@@ -25,6 +25,7 @@ from cogeval.compare.engine import compare_scores
 from cogeval.compare.result import RunComparison, RunInfo
 from cogeval.data import EvalRun, load_run
 from cogeval.errors import InputError
+from cogeval.scoring.judge import self_preference_message
 
 __all__ = ["as_run", "compare_runs", "run_warnings", "score_frame"]
 
@@ -182,14 +183,9 @@ def _changed_warnings(base: EvalRun, head: EvalRun) -> list[str]:
 
 def _self_judging_warnings(base: EvalRun, head: EvalRun) -> list[str]:
     """A judge that is the model it judges tends to prefer its own answers."""
-    notes = []
-    for side, run in (("base", base), ("head", head)):
-        judge = str((run.config.judge or {}).get("model") or "").strip().lower()
-        target = str(run.config.target.get("model") or "").strip().lower()
-        if judge and judge == target:
-            notes.append(f"The {side} run's judge is its own target model ({run.config.target.get('model')!r}): "
-                         "a model tends to prefer its own answers; use a judge from another model family")
-    return notes
+    messages = [(side, self_preference_message(run.config.judge, run.config.target, f"the {side} run's target"))
+                for side, run in (("base", base), ("head", head))]
+    return [f"In the {side} run, {message}" for side, message in messages if message]
 
 
 def _dataset_warnings(base: EvalRun, head: EvalRun) -> list[str]:

@@ -28,7 +28,7 @@ from cogeval import _columns as col
 from cogeval._check import check_choice, check_positive_int, check_probability, describe
 from cogeval._html import badge, format_value, html_table, safe_html
 from cogeval.compare.engine import TESTS, PairedTest, paired_test
-from cogeval.compare.pairing import metrics_of, pair_scores, unit_values
+from cogeval.compare.pairing import UnitValues, metrics_of, pair_units, unit_values
 from cogeval.compare.runs import as_run, score_frame
 from cogeval.compare.store import RunStore
 from cogeval.data import EvalRun
@@ -109,11 +109,11 @@ def run_variants(
 
     Each variant is one :class:`~cogeval.EvalSuite` run named after the
     variant, with metadata ``{"axis": ..., "variant": ...}`` and
-    ``trials=repeats``. The variants run concurrently, each with up to
-    ``concurrency`` cases in flight (so up to ``len(variants) * concurrency``
-    calls at once); running them side by side exposes every variant to the
-    same API conditions. With ``store`` (a :class:`~cogeval.RunStore` or a
-    folder) each run is saved as soon as it finishes. ``alpha``, ``test`` and
+    ``trials=repeats``. The variants answer each case back to back, in an
+    order rotating by one per case (each goes first equally often), with up to
+    ``concurrency`` cases in flight; so load that changes over time (a warming
+    cache, a busy API) hits every variant alike. With ``store`` (a
+    :class:`~cogeval.RunStore` or a folder) every run is saved when they finish. ``alpha``, ``test`` and
     ``seed`` are the leaderboard's (see :class:`Leaderboard`). Works inside
     Jupyter's running event loop; ``await arun_variants(...)`` is the async form.
     """
@@ -219,7 +219,7 @@ class Leaderboard:
         """``higher_is_better`` of every metric scored per case: as the first run declaring it says, else True."""
         if "directions" not in self._cache:
             runs = self._runs().values()
-            scored = dict.fromkeys(m for run in runs for m in metrics_of(score_frame(run)))
+            scored = dict.fromkeys(m for frame in self._scores().values() for m in metrics_of(frame))
             self._cache["directions"] = {
                 m: next((run.directions[m] for run in runs if m in run.directions), True) for m in scored
             }
@@ -230,16 +230,25 @@ class Leaderboard:
         """The metrics scored per case by at least one variant, in order of first appearance."""
         return list(self.directions)
 
+    def _scores(self) -> dict[str, pd.DataFrame]:
+        """Each variant's score table (:func:`~cogeval.compare.runs.score_frame`)."""
+        if "scores" not in self._cache:
+            self._cache["scores"] = {name: score_frame(run) for name, run in self._runs().items()}
+        return self._cache["scores"]
+
+    def _unit_values(self) -> dict[str, UnitValues | None]:
+        """Each variant's :func:`~cogeval.compare.pairing.unit_values` over its own metrics (None without any)."""
+        if "units" not in self._cache:
+            values: dict[str, UnitValues | None] = {}
+            for name, frame in self._scores().items():
+                own = {m: self.directions[m] for m in metrics_of(frame)}
+                values[name] = unit_values(frame, own) if own else None
+            self._cache["units"] = values
+        return self._cache["units"]
+
     def _values(self) -> dict[str, pd.DataFrame]:
         """Each variant's per-case values: one row per case (key, occurrence), repeats averaged, failures applied."""
-        if "values" not in self._cache:
-            values = {}
-            for name, run in self._runs().items():
-                frame = score_frame(run)
-                own = {m: self.directions[m] for m in metrics_of(frame)}
-                values[name] = unit_values(frame, own)[1] if own else pd.DataFrame()
-            self._cache["values"] = values
-        return self._cache["values"]
+        return {name: pd.DataFrame() if v is None else v[1] for name, v in self._unit_values().items()}
 
     # -- the table ------------------------------------------------------------------------
 
@@ -344,10 +353,8 @@ class Leaderboard:
 
     def _pair_test(self, metric: str, first: str, second: str) -> PairedTest:
         """The paired test of two variants on ``metric``, as :func:`~cogeval.compare_runs` runs it."""
-        if "scores" not in self._cache:
-            self._cache["scores"] = {name: score_frame(run) for name, run in self._runs().items()}
-        scores = self._cache["scores"]
-        pairing = pair_scores(scores[first], scores[second], directions={metric: self.directions[metric]})
+        values = self._unit_values()
+        pairing = pair_units(values[first], values[second])  # both scored the metric, so neither is None
         a, b = pairing.base[metric].to_numpy(), pairing.head[metric].to_numpy()
         keep = ~(np.isnan(a) | np.isnan(b))
         return paired_test(a[keep], b[keep], self.test)

@@ -295,6 +295,7 @@ def test_a_judge_that_is_its_own_target_is_named():
     frame = pd.DataFrame({"input": [f"q{i}" for i in range(30)], "exact_match": [1.0] * 30})
     base = run(frame, target={"type": "chat", "model": "gpt-x"}, judge={"model": "GPT-X"})
     head = run(frame, target={"type": "chat", "model": "gpt-y"}, judge={"model": "GPT-X"})
-    notes = [w for w in compare_runs(base, head).warnings if "its own target model" in w]
-    assert notes == ["The base run's judge is its own target model ('gpt-x'): a model tends to prefer its own "
-                     "answers; use a judge from another model family"]
+    notes = [w for w in compare_runs(base, head).warnings if "self-preference" in w]
+    assert notes == ["In the base run, the judge is model 'GPT-X', the same model as the base run's target: a model "
+                     "judging answers it wrote tends to prefer them (self-preference bias), so it favours the base "
+                     "run's target; use a judge from another model family"]
