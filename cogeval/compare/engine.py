@@ -42,7 +42,7 @@ from cogeval.stats.power import minimum_detectable_effect, plan_sample_size
 
 __all__ = [
     "CHANGES_COLUMNS", "ROLES", "TESTS", "TOLERANCE", "VERDICTS", "PairedTest", "agreeing_interval", "check_seed",
-    "compare_scores", "noise_floor", "paired_test", "short_input", "test_interval",
+    "compare_scores", "inverted_interval", "noise_floor", "paired_test", "short_input",
 ]
 
 TESTS = ("t", "wilcoxon")
@@ -191,7 +191,7 @@ def paired_test(b: np.ndarray, h: np.ndarray, test: str) -> PairedTest:
     return PairedTest("wilcoxon", w.p_value, w.exact, float(np.sign(w.statistic - nonzero * (nonzero + 1) / 4)))
 
 
-def test_interval(b: np.ndarray, h: np.ndarray, tested: PairedTest, level: float) -> Interval:
+def inverted_interval(b: np.ndarray, h: np.ndarray, tested: PairedTest, level: float) -> Interval:
     """The interval of the difference that inverts ``tested`` at level ``1 - level`` (NaN when there is no test).
 
     t: the t-interval of the mean difference; McNemar: the interval of the
@@ -436,7 +436,7 @@ def compare_scores(
         adj = adjusted.get(name, 1.0)
         significant = bool(adj < alpha)
         level = levels.get(name, math.nan)
-        interval = agreeing_interval(test_interval(b, h, tested, level), significant, tested.side)
+        interval = agreeing_interval(inverted_interval(b, h, tested, level), significant, tested.side)
         difference = float(np.mean(noise_floor(h - b))) if n else math.nan
         margin = margins.get(name, 0.0)
         mde, needed = _power(b, h, difference, level, margin, alpha, family_sizes[name])

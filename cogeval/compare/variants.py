@@ -27,7 +27,7 @@ import pandas as pd
 from cogeval import _columns as col
 from cogeval._check import check_choice, check_positive_int, check_probability, describe
 from cogeval._html import badge, format_value, html_table, safe_html
-from cogeval.compare.engine import TESTS, PairedTest, paired_test
+from cogeval.compare.engine import TESTS, PairedTest, check_seed, paired_test
 from cogeval.compare.pairing import UnitValues, metrics_of, pair_units, unit_values
 from cogeval.compare.runs import as_run, score_frame
 from cogeval.compare.store import RunStore
@@ -200,8 +200,7 @@ class Leaderboard:
         object.__setattr__(self, "results", _frozen_mapping("results", self.results, "its run"))
         object.__setattr__(self, "alpha", check_probability("alpha", self.alpha, open_interval=True))
         object.__setattr__(self, "test", check_choice("test", self.test, TESTS))
-        if self.seed is not None and (not isinstance(self.seed, int) or isinstance(self.seed, bool) or self.seed < 0):
-            raise InputError(f"seed must be None or an integer >= 0; got {describe(self.seed)}")
+        object.__setattr__(self, "seed", check_seed(self.seed))
         object.__setattr__(self, "_cache", {})
 
     def __repr__(self) -> str:
