@@ -6,8 +6,14 @@
 - :func:`plot_scores`: a metric's scores in one or several runs, side by side.
 - :func:`plot_history`: a metric's mean, with its interval, across the runs of a store over time.
 
-Colours say the verdict: green where head is significantly better (by the
-metric's direction), red where it is significantly worse, grey otherwise.
+In the forest plot colour and legend say each metric's verdict, by the
+metric's direction: ``better`` green, ``worse`` red, ``equivalent`` and
+``inconclusive`` grey. Its interval inverts the metric's test at its Holm
+level (so it excludes 0 exactly when the metric is significant), with a
+±margin band when a margin was set. :func:`plot_changes` colours improved
+cases green and regressed ones red. The intervals of :func:`plot_scores`
+(Wilson, for a 0/1 metric) and :func:`plot_history` (Wilson, else a seeded
+bootstrap) are of one run's mean, not of a difference.
 Every piece of user text (case inputs, run and metric names) is HTML-escaped
 before it reaches plotly, whose labels interpret a few HTML tags.
 

@@ -161,7 +161,7 @@ def run_explorer(store: Any, *, alpha: float = 0.05, seed: int = 0, test: str = 
 
     Pick the base and head runs (labelled ``name · started_at · run id``, newest
     first; head starts at the newest run, base at the one before), the metrics,
-    ``alpha`` and the bootstrap ``seed``: the comparison table, the forest plot
+    ``alpha`` and the ``seed`` recorded with the comparison: the comparison table, the forest plot
     and the regressed cases update on each change. ``test`` is passed to
     :func:`~cogeval.compare_runs` for non-binary metrics.
 
