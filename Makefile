@@ -1,6 +1,7 @@
 # Two commands do everything on a fresh machine (see README.md):
 #   make demo   -- the offline demo
 #   make test   -- the test suite (what .ci/run calls)
+# While developing, `make test-quick` skips the slow and browser tests.
 # The virtual environment is created on first use and refreshed when pyproject.toml changes.
 
 VENV  ?= .venv
@@ -8,7 +9,7 @@ PY    := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export UV_COMPILE_BYTECODE := 1
 
-.PHONY: demo test bench
+.PHONY: demo test test-quick bench
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -22,6 +23,9 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+test-quick: $(STAMP)
+	$(PY) -m pytest -q -m "not slow and not browser"
 
 bench: $(STAMP)
 	for b in benchmarks/bench_*.py; do $(PY) $$b || exit 1; done

@@ -6,17 +6,6 @@
 """
 
 from cogeval.compare.comparison import ComparisonResult, EvalComparison
-from cogeval.compare.labels import DirectoryTraceSource, evaluate_pairwise, export_pairwise_cases, human_labels
-from cogeval.compare.pairwise import (
-    Agreement,
-    Flips,
-    PairwiseResult,
-    WinRate,
-    human_pairwise,
-    load_pairwise,
-    pairwise_judge,
-    run_pairwise,
-)
 from cogeval.compare.result import MetricComparison, RunComparison
 from cogeval.compare.runs import compare_runs
 from cogeval.compare.store import RunStore
@@ -37,6 +26,20 @@ from cogeval.evaluate.result import CaseResult, EvalSuiteResult, RunStats
 from cogeval.evaluate.suite import EvalSuite
 from cogeval.evaluate.tools import EvalTool, eval_tools
 from cogeval.execution import ChatTarget, RunInterrupted, TargetResponse
+from cogeval.pairwise import (
+    Agreement,
+    DirectoryTraceSource,
+    Flips,
+    PairwiseResult,
+    WinRate,
+    evaluate_pairwise,
+    export_pairwise_cases,
+    human_labels,
+    human_pairwise,
+    load_pairwise,
+    pairwise_judge,
+    run_pairwise,
+)
 from cogeval.scoring import (
     AssertionResult,
     JudgeConfig,

@@ -21,15 +21,21 @@ import numpy as np
 from cogeval.errors import InputError
 
 __all__ = [
+    "MAX_RETRIES",
     "as_float_array",
     "check_choice",
     "check_json_metadata",
     "check_positive_int",
     "check_positive_number",
     "check_probability",
+    "check_retries",
     "check_same_length",
+    "check_seed",
     "describe",
 ]
+
+MAX_RETRIES = 10
+"""The most extra attempts any ``retries=`` argument allows (targets, judges, suites, comparisons)."""
 
 
 def describe(value: Any, limit: int = 60) -> str:
@@ -63,6 +69,42 @@ def check_positive_number(name: str, value: Any) -> float:
     if not _is_real(value) or not math.isfinite(value) or value <= 0:
         raise InputError(f"{name} must be a finite number > 0; got {describe(value)}")
     return float(value)
+
+
+def check_seed(name: str, value: Any) -> int | np.random.Generator | None:
+    """Return a seed: ``None`` (fresh randomness), an integer >= 0 or a numpy Generator.
+
+    The one seed rule of cogeval. Integers (numpy ones too, but not bools)
+    come back as ``int``; a ``numpy.random.Generator`` comes back as itself,
+    so ``numpy.random.default_rng(check_seed("seed", seed))`` always works::
+
+        >>> check_seed("seed", np.int64(3))
+        3
+        >>> check_seed("seed", -1)
+        Traceback (most recent call last):
+        ...
+        cogeval.errors.InputError: seed must be None, an integer >= 0 or a numpy Generator; got -1
+    """
+    if value is None or isinstance(value, np.random.Generator):
+        return value
+    if isinstance(value, Integral) and not isinstance(value, bool) and value >= 0:
+        return int(value)
+    raise InputError(f"{name} must be None, an integer >= 0 or a numpy Generator; got {describe(value)}")
+
+
+def check_retries(name: str, value: Any) -> int:
+    """Return a number of extra attempts: an integer from 0 to :data:`MAX_RETRIES`.
+
+    The one retry limit of cogeval, with one message::
+
+        >>> check_retries("retries", 11)
+        Traceback (most recent call last):
+        ...
+        cogeval.errors.InputError: retries must be an integer from 0 to 10; got 11
+    """
+    if isinstance(value, Integral) and not isinstance(value, bool) and 0 <= value <= MAX_RETRIES:
+        return int(value)
+    raise InputError(f"{name} must be an integer from 0 to {MAX_RETRIES}; got {describe(value)}")
 
 
 def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:

@@ -14,6 +14,10 @@ TRIAL = "trial"
 METRIC = "metric"
 TRACE_ID = "trace_id"
 
+# runs
+NAME = "name"
+STARTED_AT = "started_at"
+
 # case fields
 INPUT = "input"
 EXPECTED = "expected"
@@ -38,6 +42,8 @@ CI_HIGH = "ci_high"
 P_VALUE = "p_value"
 ADJUSTED_P_VALUE = "adjusted_p_value"
 SIGNIFICANT = "significant"
+INTERVAL = "interval"
+HIGHER_IS_BETTER = "higher_is_better"
 
 # comparison and changes
 BASE = "base"

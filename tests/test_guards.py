@@ -22,7 +22,7 @@ LAYERS = {
     "execution": 2,
     "scoring": 3,
     "stats": 4,
-    "evaluate": 5, "compare": 5,
+    "evaluate": 5, "compare": 5, "pairwise": 5,
     "present": 6, "cli": 6, "examples": 6,
 }
 

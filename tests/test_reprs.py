@@ -35,7 +35,7 @@ from cogeval import (
     threshold,
     wilcoxon_test,
 )
-from cogeval.compare.pairwise import Agreement, Flips, PairwiseResult, WinRate
+from cogeval.pairwise import Agreement, Flips, PairwiseResult, WinRate
 
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
 DATA = [{"input": f"{SCRIPT} {i}", "expected": f"{SCRIPT} {i}"} for i in range(12)]

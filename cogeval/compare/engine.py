@@ -17,14 +17,14 @@ import dataclasses
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from numbers import Integral, Real
+from numbers import Real
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from cogeval import _columns as col
-from cogeval._check import check_choice, check_positive_int, check_probability, describe
+from cogeval._check import check_choice, check_positive_int, check_probability, check_seed, describe
 from cogeval.compare.pairing import check_scores, metrics_of, pair_scores
 from cogeval.compare.result import MetricComparison, RunComparison, RunInfo
 from cogeval.errors import InputError
@@ -41,7 +41,7 @@ from cogeval.stats.inversion import holm_levels, mcnemar_interval, paired_propor
 from cogeval.stats.power import minimum_detectable_effect, plan_sample_size
 
 __all__ = [
-    "CHANGES_COLUMNS", "ROLES", "TESTS", "TOLERANCE", "VERDICTS", "PairedTest", "agreeing_interval", "check_seed",
+    "CHANGES_COLUMNS", "ROLES", "TESTS", "TOLERANCE", "VERDICTS", "PairedTest", "agreeing_interval",
     "compare_scores", "inverted_interval", "noise_floor", "paired_test", "short_input",
 ]
 
@@ -86,13 +86,6 @@ def short_input(value: Any, width: int = INPUT_WIDTH) -> str | None:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def check_seed(seed: Any) -> int | None:
-    """A seed: None (fresh randomness) or an integer >= 0."""
-    if seed is None or (isinstance(seed, Integral) and not isinstance(seed, bool) and seed >= 0):
-        return None if seed is None else int(seed)
-    raise InputError(f"seed must be None or an integer >= 0; got {describe(seed)}")
 
 
 def _select_metrics(
@@ -147,6 +140,8 @@ class PairedTest:
     """The exact null distribution was used (McNemar's binomial, Wilcoxon's signed-rank)."""
     side: float
     """+1 when the differences lean positive (by the test's own statistic), -1 negative, 0 neither."""
+    statistic: float = math.nan
+    """The test statistic: t, McNemar's chi-square or Wilcoxon's V (NaN without a test)."""
     discordant: tuple[int, int] = (0, 0)
     """McNemar's (b, c): base 1 & head 0, base 0 & head 1."""
 
@@ -181,14 +176,13 @@ def paired_test(b: np.ndarray, h: np.ndarray, test: str) -> PairedTest:
     if is_binary(b, h):
         worse, better = int(np.sum(d < 0)), int(np.sum(d > 0))
         r = mcnemars_test(worse, better)
-        return PairedTest("mcnemar-exact" if r.exact else "mcnemar", r.p_value, r.exact,
-                          float(np.sign(better - worse)), (worse, better))
+        return PairedTest(r.test, r.p_value, r.exact, float(np.sign(better - worse)), r.statistic, (worse, better))
     zeros = np.zeros(n)
     if test == "t":
-        return PairedTest("t", paired_t_test(d, zeros).p_value, False, float(np.sign(d.mean())))
+        t = paired_t_test(d, zeros)
+        return PairedTest("t", t.p_value, False, float(np.sign(d.mean())), t.statistic)
     w = wilcoxon_test(d, zeros)
-    nonzero = int(np.count_nonzero(d))
-    return PairedTest("wilcoxon", w.p_value, w.exact, float(np.sign(w.statistic - nonzero * (nonzero + 1) / 4)))
+    return PairedTest("wilcoxon", w.p_value, w.exact, float(np.sign(w.statistic - w.n * (w.n + 1) / 4)), w.statistic)
 
 
 def inverted_interval(b: np.ndarray, h: np.ndarray, tested: PairedTest, level: float) -> Interval:
@@ -355,8 +349,11 @@ def compare_scores(
     smallest difference that matters (metric units); ``inputs`` maps case keys
     to inputs for the ``changes`` table; ``warnings`` are the caller's
     run-level warnings, to which the metric-level ones are appended. ``test``
-    (``"t"`` or ``"wilcoxon"``) is used for non-binary metrics. ``seed`` is
-    recorded with the result (the comparison itself draws nothing at random).
+    (``"t"`` or ``"wilcoxon"``) is used for non-binary metrics. ``seed``
+    (None, an integer >= 0 or a numpy Generator, the one seed rule) is
+    recorded with the result; the comparison itself draws nothing at random,
+    so a Generator is accepted, left untouched and recorded as None (it has
+    no number a run file or report could show).
     See ``docs/comparing.md``.
 
     >>> rows = lambda scores: pd.DataFrame({"run_id": "r", "case_key": list("abcdef"), "occurrence": 0,
@@ -372,7 +369,9 @@ def compare_scores(
     head = check_scores("head", head)
     alpha = check_probability("alpha", alpha, open_interval=True)
     test = check_choice("test", test, TESTS)
-    seed = check_seed(seed)
+    seed = check_seed("seed", seed)
+    if isinstance(seed, np.random.Generator):
+        seed = None
     inputs = {} if inputs is None else inputs
 
     names, notes = _select_metrics(metrics_of(base), metrics_of(head), metrics)
@@ -445,7 +444,7 @@ def compare_scores(
             metric=name, higher_is_better=up, base=float(b.mean()) if n else math.nan,
             head=float(h.mean()) if n else math.nan, n=n, difference=difference, ci=interval,
             effect_size=cohens_d(noise_floor(h - b), np.zeros(n)) if n else math.nan,
-            test=tested.name, p_value=float(tested.p_value), adjusted_p_value=float(adj),
+            test=tested.name, statistic=tested.statistic, p_value=float(tested.p_value), adjusted_p_value=float(adj),
             significant=significant, winner=_winner(significant, interval, up),
             improved=improved, regressed=regressed, role="decides" if name in deciding else "informs",
             verdict=_verdict(interval, up, margin, _equivalent(b, h, margin, alpha)),

@@ -14,11 +14,13 @@ from typing import Any, Literal
 import pandas as pd
 
 from cogeval import _columns as col
+from cogeval._check import describe
 from cogeval._html import badge, escape, format_value, html_table, key_value_table, safe_html
+from cogeval.errors import InputError
 from cogeval.stats import Interval
 
-__all__ = ["COLUMNS", "VERDICT_TONES", "MetricComparison", "RunComparison", "RunInfo", "headline", "interval_text",
-           "verdict_note"]
+__all__ = ["COLUMNS", "VERDICT_TONES", "MetricComparison", "RunComparison", "RunInfo", "as_run_comparison", "headline",
+           "interval_text", "verdict_note"]
 
 Side = Literal["base", "head", "tie"]
 TestName = Literal["mcnemar", "mcnemar-exact", "t", "wilcoxon", "none"]
@@ -27,8 +29,10 @@ Verdict = Literal["better", "worse", "equivalent", "inconclusive"]
 RunVerdict = Literal["better", "worse", "equivalent", "inconclusive", "mixed"]
 
 COLUMNS = [*col.COMPARISON_COLUMNS, "verdict", "role", "higher_is_better", "improved", "regressed",
-           "margin", "ci_level", "mde", "n_needed"]
-"""The comparison table: the DESIGN §2 columns, then the verdict and what backs it."""
+           "margin", "ci_level", "mde", "n_needed", "statistic"]
+"""The comparison table: the DESIGN §2 columns, then the verdict and what backs it. Its ``test``,
+``n``, ``statistic`` and ``p_value`` are those every statistics result's row starts with, so the
+rows stack with ``paired_t_test(...).to_frame()`` and the like."""
 
 
 class _Fields:
@@ -74,7 +78,8 @@ class MetricComparison(_Fields):
     comparison could detect with power 0.8 at its level, ``n_needed`` the
     cases needed to detect ``margin`` (or the observed difference when no
     margin is set); ``improved`` and ``regressed`` count the cases that moved
-    for or against head.
+    for or against head; ``statistic`` is the test's (t, McNemar's chi-square
+    or Wilcoxon's V).
     """
 
     metric: str
@@ -98,6 +103,7 @@ class MetricComparison(_Fields):
     ci_level: float = math.nan
     mde: float = math.nan
     n_needed: int | None = None
+    statistic: float = math.nan
 
     def to_dict(self) -> dict[str, Any]:
         """The row of the comparison table (``ci`` split into ``ci_low``/``ci_high``)."""
@@ -211,6 +217,22 @@ class RunComparison:
             caption=f"Regressed cases × metrics: {len(regressed)}, largest first (all in .changes)", max_rows=5,
         ) if len(regressed) else ""
         return lead + table + (f'<div class="cogeval"><ul>{notes}</ul></div>' if notes else "") + cases
+
+
+def as_run_comparison(name: str, value: Any) -> RunComparison:
+    """The :class:`RunComparison` in ``value``: itself, or the one an ``EvalComparison`` result holds.
+
+    The one check of a ``comparison`` argument (reports, plots, widgets)::
+
+        >>> as_run_comparison("comparison", 42)
+        Traceback (most recent call last):
+        ...
+        cogeval.errors.InputError: comparison must be a RunComparison or an EvalComparison result; got 42
+    """
+    found = getattr(value, "comparison", value)  # a ComparisonResult holds its RunComparison
+    if not isinstance(found, RunComparison):
+        raise InputError(f"{name} must be a RunComparison or an EvalComparison result; got {describe(value)}")
+    return found
 
 
 def interval_text(m: MetricComparison) -> str:

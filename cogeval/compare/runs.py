@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import math
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -26,16 +27,9 @@ from cogeval.compare.result import RunComparison, RunInfo
 from cogeval.data import EvalRun, load_run
 from cogeval.errors import InputError
 from cogeval.scoring.judge import self_preference_message
+from cogeval.scoring.usage import BUILTIN_STATISTICAL_METRICS
 
-__all__ = ["as_run", "compare_runs", "run_warnings", "score_frame"]
-
-# Per-case values of the statistical metrics, read from the results table.
-_PER_CASE = {
-    "latency": lambda results: results[col.DURATION_S],
-    "cost": lambda results: results[col.COST_USD],
-    "token_usage": lambda results: results[col.INPUT_TOKENS].astype("Float64").fillna(0)
-    + results[col.OUTPUT_TOKENS].astype("Float64").fillna(0),
-}
+__all__ = ["as_run", "compare_runs", "run_warnings", "score_frame", "statistical_values"]
 
 
 def as_run(run: Any, name: str = "run") -> EvalRun:
@@ -49,21 +43,46 @@ def as_run(run: Any, name: str = "run") -> EvalRun:
     raise InputError(f"{name} must be an EvalRun, a suite result or a run-file path; got {describe(run)}")
 
 
-def score_frame(run: EvalRun) -> pd.DataFrame:
-    """The run's ``scores`` table plus per-case rows for latency, cost and token usage, and ``case_error``.
+def statistical_values(run: EvalRun, metric: str, results: pd.DataFrame | None = None) -> list[float] | None:
+    """The per-case values (one per result, in order; NaN when unknown) of a statistical metric, or None.
 
-    A result with no score at all gets one row with ``metric`` None (NaN score), so its case still counts as run.
+    The values the run file holds for it (``results[].statisticalValues``, written for every custom
+    statistical metric) come first; otherwise a built-in one (``latency``, ``cost``, ``token_usage``)
+    reads each result with its own :meth:`~cogeval.scoring.StatisticalMetric.per_case`, the mapping its
+    aggregate used. None: the run has no per-case values of ``metric`` (a custom metric in a file
+    written before they were kept). ``results`` is ``run.results_frame``, when already made.
+
+    >>> import pandas as pd
+    >>> run = EvalRun.from_frame(pd.DataFrame({"input": ["a", "b"], "duration_s": [0.5, 2.0], "q": [1, 0]}))
+    >>> statistical_values(run, "latency"), statistical_values(run, "tool_calls")
+    ([0.5, 2.0], None)
+    """
+    if any(r.statistical_values is not None and metric in r.statistical_values for r in run.results):
+        return [math.nan if r.statistical_values is None else r.statistical_values.get(metric, math.nan)
+                for r in run.results]
+    factory = BUILTIN_STATISTICAL_METRICS.get(metric)
+    if factory is None:
+        return None
+    reader = factory()
+    rows = run.results_frame if results is None else results
+    return [reader.per_case(row) for row in rows.itertuples(index=False)]
+
+
+def score_frame(run: EvalRun) -> pd.DataFrame:
+    """The run's ``scores`` table plus per-case rows of its statistical metrics, and ``case_error``.
+
+    Each statistical metric of ``config.statisticalMetrics`` with per-case values
+    (:func:`statistical_values`) adds one row per result. A result with no score at all gets one
+    row with ``metric`` None (NaN score), so its case still counts as run.
     """
     results = run.results_frame
     frames = [run.scores]
     for metric in run.config.statistical_metrics:
-        if metric.name in _PER_CASE:
-            values = _PER_CASE[metric.name](results)
-            if metric.name == "token_usage":
-                unknown = results[col.INPUT_TOKENS].isna() & results[col.OUTPUT_TOKENS].isna()
-                values = values.mask(unknown)
+        values = statistical_values(run, metric.name, results)
+        if values is not None:
             frames.append(results[[col.RUN_ID, col.CASE_KEY, col.OCCURRENCE, col.TRIAL]].assign(
-                **{col.METRIC: metric.name, col.SCORE: values.astype(float), col.ERROR: None}))
+                **{col.METRIC: metric.name, col.SCORE: pd.Series(values, index=results.index, dtype=float),
+                   col.ERROR: None}))
     # A result without any score (a failed case written with "scores": []) still ran: keep its unit,
     # with no metric, so it is paired (and its failure counted) rather than taken for a missing case.
     ident = [col.CASE_KEY, col.OCCURRENCE, col.TRIAL]
@@ -256,10 +275,25 @@ def _judge_warnings(base: EvalRun, head: EvalRun) -> list[str]:
 
 
 def _run_level_warnings(base: EvalRun, head: EvalRun) -> list[str]:
-    """Run-level metrics both runs have but neither records per case (only latency, cost, token_usage are)."""
+    """Run-level metrics both runs have, without per-case values in one or both (see :func:`statistical_values`)."""
     head_names = {m.name for m in head.config.statistical_metrics}
-    return [f"Metric {m.name!r} is a run-level metric without per-case values; it was not compared"
-            for m in base.config.statistical_metrics if m.name in head_names and m.name not in _PER_CASE]
+    warnings = []
+    for m in base.config.statistical_metrics:
+        if m.name not in head_names:
+            continue
+        lacking = [side for side, run in (("base", base), ("head", head)) if not _has_values(run, m.name)]
+        if len(lacking) == 2:
+            warnings.append(f"Metric {m.name!r} is a run-level metric without per-case values; it was not compared")
+        elif lacking:
+            warnings.append(f"Metric {m.name!r} is a run-level metric without per-case values in the {lacking[0]} run "
+                            "(a file written before cogeval kept them); it was not compared")
+    return warnings
+
+
+def _has_values(run: EvalRun, metric: str) -> bool:
+    """Whether :func:`statistical_values` finds per-case values of ``metric`` in ``run`` (without reading them)."""
+    return metric in BUILTIN_STATISTICAL_METRICS or any(
+        r.statistical_values is not None and metric in r.statistical_values for r in run.results)
 
 
 def _direction_warnings(base: EvalRun, head: EvalRun) -> list[str]:

@@ -18,10 +18,12 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from cogeval._check import describe
 from cogeval._html import html_table, safe_html
+from cogeval.compare.summary import history_frame
 from cogeval.data import EvalRun, load_run
 from cogeval.data.runfile import run_from_json
 from cogeval.data.run_id import check_run_id
@@ -100,6 +102,36 @@ class RunStore:
             rows.append(row)
         return pd.DataFrame(rows, columns=None if rows else ["id", "name", "started_at", "finished_at", "cases", "path"])
 
+    def history(self, metric: str, name: str | None = None, *, confidence: float = 0.95,
+                seed: int | np.random.Generator | None = 0) -> pd.DataFrame:
+        """A metric's score with its interval in every run, oldest first: one row per run.
+
+        Columns (:data:`~cogeval.compare.summary.HISTORY_COLUMNS`): ``run_id``,
+        ``name``, ``started_at``, ``metric``, ``higher_is_better`` (as the run
+        declares it; None when it does not), ``score``, ``n``, ``ci_low``,
+        ``ci_high``, ``interval``. The rule is the leaderboard's
+        (:mod:`cogeval.compare.summary`): ``score`` is the mean over cases of
+        each case's mean over its trials (failures as in a comparison), ``n``
+        the cases scored (not case × trial), the interval at ``confidence`` is
+        Wilson's (``interval == "wilson"``) when every case value of every run
+        shown is 0 or 1, else a percentile bootstrap of the mean over cases
+        seeded with ``seed`` (``"bootstrap"``). A run without the metric's
+        scores has NaN, ``n = 0``, interval None. Rows are in ``started_at``
+        order (then run id).
+
+        ``name`` keeps the runs of that name. An empty store gives an empty
+        table; a ``name`` no run has, or a metric no run scored, raises
+        :class:`~cogeval.errors.InputError` listing the names or metrics there are.
+        """
+        if name is not None and not isinstance(name, str):
+            raise InputError(f"name must be a run name (a string) or None; got {describe(name)}")
+        everything = self.runs()
+        runs = [run for run in everything if name is None or run.name == name]
+        if name is not None and not runs:
+            names = ", ".join(repr(n) for n in dict.fromkeys(r.name for r in everything)) or "none"
+            raise InputError(f"no run named {name!r} in {self.path}; the run names there are {names}")
+        return history_frame(runs[::-1], metric, confidence=confidence, seed=seed)
+
     def _scan(self, filter: Any) -> list[RunSummary]:
         keep = _predicate(filter)
         paths = sorted(self.path.glob("*.json")) if self.path.is_dir() else []
@@ -152,11 +184,12 @@ class RunStore:
             warnings.warn(f"skipped {path}: {reason}", RunSkippedWarning, stacklevel=_caller_level())
         return None
 
-    def plot(self, metric: str, name: str | None = None) -> Any:
-        """A metric's mean across the runs over time (see :func:`cogeval.plot_history`)."""
+    def plot(self, metric: str, name: str | None = None, *, confidence: float = 0.95,
+             seed: int | np.random.Generator | None = 0) -> Any:
+        """A metric's score with its interval across the runs over time: :meth:`history` drawn by :func:`cogeval.plot_history`."""
         from cogeval.present.plots import plot_history
 
-        return plot_history(self, metric, name)
+        return plot_history(self, metric, name, confidence=confidence, seed=seed)
 
     @safe_html
     def _repr_html_(self) -> str:

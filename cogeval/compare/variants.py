@@ -25,17 +25,18 @@ import numpy as np
 import pandas as pd
 
 from cogeval import _columns as col
-from cogeval._check import check_choice, check_positive_int, check_probability, describe
+from cogeval._check import check_choice, check_positive_int, check_probability, check_seed, describe
 from cogeval._html import badge, format_value, html_table, safe_html
-from cogeval.compare.engine import TESTS, PairedTest, check_seed, paired_test
+from cogeval.compare.engine import TESTS, PairedTest, paired_test
 from cogeval.compare.pairing import UnitValues, metrics_of, pair_units, unit_values
 from cogeval.compare.runs import as_run, score_frame
 from cogeval.compare.store import RunStore
+from cogeval.compare.summary import interval_kind, summarise
 from cogeval.data import EvalRun
 from cogeval.errors import InputError
 from cogeval.evaluate.suite import EvalSuite, arun_interleaved
 from cogeval.execution import run_sync
-from cogeval.stats import Interval, adjust_p_values, bootstrap_ci, wilson_interval
+from cogeval.stats import adjust_p_values
 from cogeval.stats.ranking import min_rank, rank_intervals
 
 __all__ = ["LEADERBOARD_COLUMNS", "Leaderboard", "Variants", "arun_variants", "run_variants"]
@@ -200,7 +201,7 @@ class Leaderboard:
         object.__setattr__(self, "results", _frozen_mapping("results", self.results, "its run"))
         object.__setattr__(self, "alpha", check_probability("alpha", self.alpha, open_interval=True))
         object.__setattr__(self, "test", check_choice("test", self.test, TESTS))
-        object.__setattr__(self, "seed", check_seed(self.seed))
+        object.__setattr__(self, "seed", check_seed("seed", self.seed))
         object.__setattr__(self, "_cache", {})
 
     def __repr__(self) -> str:
@@ -259,7 +260,10 @@ class Leaderboard:
         not case × repeat); ``rank`` (1 = best by the metric's direction; ties
         share a rank: 1, 1, 1, 4); ``ci_low``/``ci_high`` (a Wilson interval
         when every case value of every variant is 0 or 1, else a seeded
-        percentile bootstrap of the mean over cases); ``rank_low``/``rank_high``
+        percentile bootstrap of the mean over cases). Score, n and interval
+        follow the one rule of :mod:`cogeval.compare.summary`, which
+        :meth:`RunStore.history <cogeval.RunStore.history>` and
+        :func:`~cogeval.plot_history` use too. ``rank_low``/``rank_high``
         (the best and worst rank the intervals allow, see
         :func:`cogeval.stats.ranking.rank_intervals`); ``p_value`` (the paired
         test of the variant against the leader, as :func:`~cogeval.compare_runs`
@@ -268,9 +272,9 @@ class Leaderboard:
         ``significant`` (adjusted p < ``alpha``).
         The leader's own test columns are NaN and False.
 
-        A variant without any score for ``metric`` scores 0 with ``n = 0``, NaN
-        interval and p-values, and ranks below every variant with scores, whatever
-        the direction (0 would otherwise win a lower-is-better metric).
+        A variant without any score for ``metric`` has a NaN score (no data, not
+        0), ``n = 0``, NaN interval and p-values, and ranks below every variant
+        with scores, whatever the direction.
         """
         metric = self._check_metric(metric)
         if ("table", metric) not in self._cache:
@@ -286,6 +290,7 @@ class Leaderboard:
         return metric
 
     def _case_values(self, metric: str) -> dict[str, np.ndarray]:
+        """Each variant's unit values of ``metric`` (:func:`~cogeval.compare.summary.unit_scores`' rule), NaN left out."""
         return {
             name: frame[metric].dropna().to_numpy(dtype=float) if metric in frame.columns else np.array([])
             for name, frame in self._values().items()
@@ -293,25 +298,17 @@ class Leaderboard:
 
     def _binary(self, metric: str) -> bool:
         """Every case value of every variant is 0 or 1 (repeats that disagree give 0.5: not binary)."""
-        values = self._case_values(metric).values()
-        return any(len(v) for v in values) and all(np.isin(v, (0.0, 1.0)).all() for v in values)
+        return interval_kind(self._case_values(metric).values()) == "wilson"
 
     def _table(self, metric: str) -> pd.DataFrame:
         up = self.directions[metric]
         names = list(self.results)
         values = self._case_values(metric)
-        binary = self._binary(metric)
+        kind = interval_kind(values.values())  # one kind for every variant, so their intervals compare
         rows = []
         for name in names:
-            v = values[name]
-            if not len(v):
-                interval = Interval(math.nan, math.nan)
-            elif binary:
-                interval = wilson_interval(int(v.sum()), len(v), confidence=1 - self.alpha)
-            else:
-                interval = bootstrap_ci(v, confidence=1 - self.alpha, seed=self.seed)
-            rows.append({VARIANT: name, col.SCORE: float(v.mean()) if len(v) else 0.0, col.N: len(v),
-                         col.CI_LOW: interval.low, col.CI_HIGH: interval.high})
+            s = summarise(metric, values[name], interval=kind, confidence=1 - self.alpha, seed=self.seed)
+            rows.append({VARIANT: name, col.SCORE: s.score, col.N: s.n, col.CI_LOW: s.ci.low, col.CI_HIGH: s.ci.high})
         frame = pd.DataFrame(rows)
 
         scored = frame[col.N].to_numpy() > 0
@@ -385,7 +382,7 @@ class Leaderboard:
             where = (f"rank {r.rank} (could be {r.rank_low}–{r.rank_high})" if r.rank_low != r.rank_high
                      else f"rank {r.rank}")
             if r.n == 0:
-                test = "no scores (counted as 0)"
+                test = "no scores"
             elif r.variant == leader:
                 test = "leader"
             elif math.isnan(r.adjusted_p_value):

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from cogeval import _columns as col
-from cogeval._check import check_positive_int, describe
+from cogeval._check import check_positive_int, check_seed, describe
 from cogeval._html import html_table, safe_html
 from cogeval.data.canonical import canonical_json
 from cogeval.data.case import FIELDS, Case, sha256_hex
@@ -181,12 +181,12 @@ class Dataset(Sequence[Case]):
         n = check_positive_int("n", n, minimum=0)
         if n > len(self):
             raise InputError(f"n must be at most the number of cases ({len(self)}); got {n}")
-        chosen = np.sort(np.random.default_rng(seed).choice(len(self), size=n, replace=False))
+        chosen = np.sort(np.random.default_rng(check_seed("seed", seed)).choice(len(self), size=n, replace=False))
         return Dataset((self._cases[i] for i in chosen), name=self._name)
 
     def shuffle(self, *, seed: int | np.random.Generator | None = None) -> Dataset:
         """All cases in a random order drawn from ``numpy.random.default_rng(seed)``."""
-        order = np.random.default_rng(seed).permutation(len(self))
+        order = np.random.default_rng(check_seed("seed", seed)).permutation(len(self))
         return Dataset((self._cases[i] for i in order), name=self._name)
 
     # -- identity and tables -------------------------------------------------------

@@ -157,7 +157,8 @@ class ConfigRecord(_Record):
     metrics: list[MetricRecord] = Field(default_factory=list)
     """Per-case metrics, in the order the suite listed them."""
     statistical_metrics: list[MetricRecord] = Field(default_factory=list)
-    """Run-level metrics (latency, cost...): aggregated only, no per-case scores."""
+    """Run-level metrics (latency, cost...): aggregated, no per-case scores; per-case values in ``results[].statisticalValues``
+    for custom ones, read from ``duration`` and ``usage`` for the built-ins."""
     judge: dict[str, Json] | None = None
     """The LLM judge's configuration (such as ``{model, temperature, samples}``), or ``None``."""
     trials: Count = 1
@@ -253,6 +254,7 @@ class ScoreRecord(_Record):
 class ResultRecord(_Record):
     """``results[]``: one trial of one case."""
 
+    _omit_if_none = ("statistical_values",)
     case_key: str = Field(min_length=1)
     """The case's key: SHA-256 of the canonical JSON of ``{input, turns, expected}`` (``Case.key``)."""
     occurrence: Count = 0
@@ -279,6 +281,10 @@ class ResultRecord(_Record):
     """One record per turn of a multi-turn case, else ``None``."""
     scores: list[ScoreRecord] = Field(default_factory=list)
     """One score per per-case metric."""
+    statistical_values: dict[str, Number] | None = None
+    """This result's value of each statistical metric that writes its per-case values (``statisticalValues``:
+    name → number, ``null`` when unknown): custom ones, not latency, cost or token_usage, which ``duration``
+    and ``usage`` give back. Left out of the file when ``None``; other readers of the format ignore it."""
 
 
 class AggregateRecord(_Record):

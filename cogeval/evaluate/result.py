@@ -34,9 +34,15 @@ EXIT_RUN_FAILED = 2
 
 @dataclasses.dataclass(frozen=True)
 class CaseResult(CaseOutcome):
-    """One case × trial: the target's outcome and a :class:`Score` per metric name."""
+    """One case × trial: the target's outcome and a :class:`Score` per metric name.
+
+    ``statistical_values`` holds this case's value of every statistical metric
+    that writes its per-case values (custom ones; see
+    :attr:`~cogeval.scoring.StatisticalMetric.writes_per_case`), by name.
+    """
 
     scores: Mapping[str, Score] = dataclasses.field(default_factory=dict)
+    statistical_values: Mapping[str, float] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def from_outcome(cls, outcome: CaseOutcome, scores: Mapping[str, Score]) -> CaseResult:
@@ -337,6 +343,7 @@ def _result_record(r: CaseResult) -> dict[str, Any]:
         "output": r.output, "error": r.error, "duration": r.duration_s, "usage": _usage(r),
         "trace_id": r.trace_id, "prompt": r.prompt, "tool_calls": r.tool_calls, "turns": turns,
         "scores": [{"metric": name, "score": s.value, "error": s.error, "details": s.details} for name, s in r.scores.items()],
+        "statistical_values": dict(r.statistical_values) or None,  # left out of the file when there are none
     }
 
 

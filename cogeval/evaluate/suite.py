@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from cogeval._check import check_json_metadata, check_positive_int, check_positive_number, describe
+from cogeval._check import check_json_metadata, check_positive_int, check_positive_number, check_retries, describe
 from cogeval.data import Case, Dataset
 from cogeval.data.run_id import iso_utc, new_run_id, utc_now
 from cogeval.errors import InputError
@@ -132,9 +133,7 @@ class EvalSuite:
                 )
         self.concurrency = check_positive_int("concurrency", concurrency)
         self.timeout = check_positive_number("timeout", timeout)
-        self.retries = check_positive_int("retries", retries, minimum=0)
-        if self.retries > 10:
-            raise InputError(f"retries must be an integer from 0 to 10; got {retries!r}")
+        self.retries = check_retries("retries", retries)
         self.trials = check_positive_int("trials", trials)
         if on_progress is not None and not callable(on_progress):
             raise InputError(f"on_progress must be a callable taking a dict; got {describe(on_progress)}")
@@ -182,7 +181,14 @@ class EvalSuite:
 
     def _result(self, results: list[CaseResult], started: Any, duration: float) -> EvalSuiteResult:
         aggregated = {m.name: aggregate([r.scores[m.name].value for r in results]) for m in self.metrics}
-        aggregated.update({m.name: _run_level(m, results) for m in self.statistical_metrics})
+        per_case: dict[str, list[float]] = {}
+        for m in self.statistical_metrics:
+            aggregated[m.name], values = _run_level(m, results)
+            if values is not None and getattr(m, "writes_per_case", False):
+                per_case[m.name] = values
+        if per_case:  # written with each result, so a comparison of the run files can pair them
+            results = [dataclasses.replace(r, statistical_values={name: column[i] for name, column in per_case.items()})
+                       for i, r in enumerate(results)]
         directions = {m.name: m.higher_is_better for m in self.metrics + self.statistical_metrics}
         checks = [a.check(aggregated, directions) for a in self.assertions]
         judge_metrics = {m.name for m in self.metrics if getattr(m, "requires_judge", False)}
@@ -285,13 +291,21 @@ async def arun_interleaved(suites: Sequence[EvalSuite], max_cases: int | None = 
         return list(await asyncio.gather(*(finish(s, o) for s, o in zip(suites, by_target))))
 
 
-def _run_level(metric: Any, results: list[CaseResult]) -> Any:
-    """A statistical metric's aggregate; one that fails gives NaN fields and a warning, never a lost run."""
+def _run_level(metric: Any, results: list[CaseResult]) -> tuple[Any, list[float] | None]:
+    """A statistical metric's aggregate and per-case values (None when unknown).
+
+    A :class:`StatisticalMetric`'s aggregate is that of its per-case values
+    (read once); another object with ``compute`` gives only its aggregate. One
+    that fails gives NaN fields, no values and a warning, never a lost run.
+    """
     try:
-        return metric.compute(results)
+        if isinstance(metric, StatisticalMetric):
+            values = metric.values(results)
+            return aggregate(values), values
+        return metric.compute(results), None
     except Exception as error:  # the target calls are done: keep every result
-        warnings.warn(f"statistical metric {metric.name!r} failed, its aggregate is NaN: {error}", RuntimeWarning, stacklevel=4)
-        return aggregate([])
+        warnings.warn(f"statistical metric {metric.name!r} failed, its aggregate is NaN: {error}", RuntimeWarning, stacklevel=3)
+        return aggregate([]), None
 
 
 class _ProgressBar:

@@ -9,7 +9,8 @@ ChatTarget(model='gpt-4o-mini', temperature=0)
 >>> target.describe()["model"]
 'gpt-4o-mini'
 
-``openai`` is imported on first use, not when cogeval is imported.
+``openai`` is imported on first use, not when cogeval is imported: by
+:meth:`ChatTarget.prepare`, which the runner awaits before any deadline starts.
 """
 
 from __future__ import annotations
@@ -88,6 +89,10 @@ class ChatTarget(Target):
         return {"type": "chat", "model": self.model, "baseUrl": self.base_url, "system": self.system,
                 "temperature": self.temperature, "maxTokens": self.max_tokens, "prices": self.prices,
                 "options": self.options}
+
+    async def prepare(self) -> None:
+        """Import ``openai`` and create this event loop's client, outside any call's timeout."""
+        self._client()
 
     def _client(self) -> Any:
         # An AsyncOpenAI client (its connection pool) belongs to the event loop it

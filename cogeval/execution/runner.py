@@ -41,16 +41,13 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from numbers import Real
 from typing import Any
 
-from cogeval._check import check_positive_int, check_positive_number, describe
+from cogeval._check import check_positive_int, check_positive_number, check_retries, describe
 from cogeval.data import Case
 from cogeval.errors import ExecutionError, InputError
 from cogeval.execution.retry import MAX_BACKOFF_S, error_text, retry_delay, retryable
 from cogeval.execution.target import Target, TargetResponse, TurnOutcome, as_target, converse
 
 __all__ = ["CaseOutcome", "RunInterrupted", "run_cases", "run_interleaved", "run_sync"]
-
-MAX_RETRIES = 10
-
 
 class RunInterrupted(ExecutionError):
     """A run was cancelled (or interrupted with Ctrl-C); ``outcomes`` holds the finished case-trials.
@@ -148,8 +145,7 @@ def _checked(cases: Any, concurrency: Any, timeout: Any, retries: Any, trials: A
     check_positive_int("concurrency", concurrency)
     check_positive_number("timeout", timeout)
     check_positive_int("trials", trials)
-    if check_positive_int("retries", retries, minimum=0) > MAX_RETRIES:
-        raise InputError(f"retries must be an integer in [0, {MAX_RETRIES}]; got {retries}")
+    check_retries("retries", retries)
     if not isinstance(backoff, Real) or isinstance(backoff, bool) or not 0 <= backoff <= MAX_BACKOFF_S:
         raise InputError(f"backoff must be a number of seconds in [0, {MAX_BACKOFF_S:g}]; got {describe(backoff)}")
     if isinstance(cases, (str, bytes, Case)) or not isinstance(cases, Iterable):
@@ -234,6 +230,11 @@ async def run_interleaved(
             raise InputError(f"targets[{position}] must be a callable or a ChatTarget; got {describe(target)}")
     cases = _checked(cases, concurrency, timeout, retries, trials, backoff)
     targets = [as_target(target) for target in targets]
+    for target in targets:  # imports and clients, before any attempt's deadline starts
+        try:
+            await target.prepare()
+        except Exception:  # noqa: BLE001 - the first attempt meets the same error and records it on the case
+            pass
     n = len(targets)
     seen: dict[str, int] = {}
     occurrences = []

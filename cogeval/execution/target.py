@@ -143,6 +143,14 @@ class Target:
     that can pass it on (the runner enforces it anyway).
     """
 
+    async def prepare(self) -> None:
+        """Get ready to answer (import libraries, create clients) before any deadline starts.
+
+        The runner awaits it once per run, in the run's event loop, before the
+        first attempt's timeout starts, so a cold start never counts against a
+        call's timeout. The default does nothing.
+        """
+
     async def call(self, case: Case, *, messages: list[dict[str, Any]] | None = None,
                    timeout: float | None = None) -> TargetResponse:
         raise NotImplementedError

@@ -32,14 +32,14 @@ import dataclasses
 import functools
 import math
 import pathlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from cogeval._check import check_choice
 from cogeval._files import write_text_atomic
 from cogeval._html import format_value
 from cogeval.compare.engine import short_input
-from cogeval.compare.result import VERDICT_TONES, headline, interval_text, verdict_note
+from cogeval.compare.result import VERDICT_TONES, as_run_comparison, headline, interval_text, verdict_note
 from cogeval.errors import InputError
 from cogeval.present.markdown import markdown_cell, markdown_table
 
@@ -62,7 +62,7 @@ def report_comparison(comparison: Any, kind: str | Sequence[str] = "console", pa
     writes are atomic. Returns the paths written.
     """
     comparison = _run_comparison(comparison)
-    kinds = [kind] if isinstance(kind, str) else list(kind)
+    kinds = list(kind) if isinstance(kind, Iterable) and not isinstance(kind, str) else [kind]
     if not kinds:
         raise InputError(f"kind must name at least one report of {', '.join(map(repr, KINDS))}; got an empty list")
     kinds = list(dict.fromkeys(check_choice("kind", k, KINDS) for k in kinds))
@@ -84,11 +84,9 @@ def report_comparison(comparison: Any, kind: str | Sequence[str] = "console", pa
 
 
 def _run_comparison(comparison: Any) -> Any:
-    """The :class:`~cogeval.RunComparison` to report: an ``EvalComparison`` result holds it as ``.comparison``."""
-    from cogeval.compare.result import RunComparison
-
-    inner = getattr(comparison, "comparison", None)
-    return inner if isinstance(inner, RunComparison) else comparison
+    """The :class:`~cogeval.RunComparison` to report: an ``EvalComparison`` result holds it as ``.comparison``;
+    anything else raises :class:`~cogeval.errors.InputError` naming ``comparison``."""
+    return as_run_comparison("comparison", comparison)
 
 
 # --- formatting, shared by the three reports -------------------------------------------------

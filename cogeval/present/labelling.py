@@ -7,6 +7,10 @@ traits (``widget.one.click()`` labels the pair on show)::
 
     widget = LabellingWidget([(case, "Paris", "Lyon")], on_label=print)
     widget.one.click()          # prints: 0 1
+
+The pairwise package reaches this module by name only, through
+:func:`cogeval.pairwise.labelling_ui` (nothing imports present); it uses
+:func:`in_notebook`, :class:`TerminalAsk` and :func:`show_labelling_widget`.
 """
 
 from __future__ import annotations
@@ -19,10 +23,9 @@ import ipywidgets as widgets
 
 from cogeval._html import escape
 from cogeval.errors import ExecutionError
+from cogeval.pairwise.verdict import CHOICES
 
-__all__ = ["LabellingWidget", "TerminalAsk", "in_notebook"]
-
-CHOICES = ("1", "2", "tie")
+__all__ = ["LabellingWidget", "TerminalAsk", "in_notebook", "show_labelling_widget"]
 
 
 def in_notebook() -> bool:
@@ -145,3 +148,13 @@ class LabellingWidget(widgets.VBox):
             self.left.value, self.right.value = _pane("Response 1", response_1), _pane("Response 2", response_2)
         for button in (self.one, self.two, self.tie):
             button.disabled = self.index is None
+
+
+def show_labelling_widget(items: Sequence[tuple[Any, Any, Any]], on_label: Callable[[int, str], Any],
+                          title: str = "Which response is better?") -> LabellingWidget:
+    """Show a :class:`LabellingWidget` for ``items`` below the running cell and return it."""
+    from IPython.display import display
+
+    widget = LabellingWidget(items, on_label, title=title)
+    display(widget)
+    return widget

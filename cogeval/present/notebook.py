@@ -37,6 +37,7 @@ import pathlib
 import tempfile
 from typing import Any
 
+from cogeval._check import describe
 from cogeval._files import write_text_atomic
 from cogeval.errors import ExecutionError, InputError
 
@@ -103,8 +104,8 @@ def export_html(
     for a file that is not a notebook, and :class:`~cogeval.errors.ExecutionError`
     when a cell fails, times out or the kernel dies (the message names the cell).
     """
-    source = pathlib.Path(notebook)
-    target = pathlib.Path(out) if out is not None else source.with_suffix(".html")
+    source = _path("notebook", notebook)
+    target = _path("out", out) if out is not None else source.with_suffix(".html")
     if target.is_dir() or str(out).endswith(("/", os.sep)):
         target = target / (source.stem + ".html")
     nb = execute_notebook(source, timeout=timeout, kernel_name=kernel_name)
@@ -118,7 +119,7 @@ def execute_notebook(notebook: str | os.PathLike[str], *, timeout: float = 120.0
     ``kernel_name``; widget state is saved in its metadata. ``timeout`` is the
     limit in seconds for each cell. Errors as :func:`export_html`.
     """
-    source = pathlib.Path(notebook)
+    source = _path("notebook", notebook)
     if not source.is_file():
         raise FileNotFoundError(f"notebook {str(source)!r} does not exist" if not source.exists()
                                 else f"notebook {str(source)!r} is not a file")
@@ -139,8 +140,16 @@ def notebook_html(nb: Any, *, name: str = "notebook") -> str:
     default in a kernel) or as HTML without plotly.js, are drawn; a notebook
     saved from JupyterLab with its outputs can be converted as it is.
     """
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
+        raise InputError(f"nb must be a notebook (the NotebookNode execute_notebook returns); got {describe(nb)}")
     _, _, exporters = _notebook_tools()
     return _convert(nb, name, exporters)
+
+
+def _path(name: str, value: Any) -> pathlib.Path:
+    if not isinstance(value, (str, os.PathLike)):
+        raise InputError(f"{name} must be a file path; got {describe(value)}")
+    return pathlib.Path(value)
 
 
 def _notebook_tools() -> tuple[Any, Any, Any]:

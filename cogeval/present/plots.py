@@ -12,8 +12,9 @@ metric's direction: ``better`` green, ``worse`` red, ``equivalent`` and
 level (so it excludes 0 exactly when the metric is significant), with a
 ±margin band when a margin was set. :func:`plot_changes` colours improved
 cases green and regressed ones red. The intervals of :func:`plot_scores`
-(Wilson, for a 0/1 metric) and :func:`plot_history` (Wilson, else a seeded
-bootstrap) are of one run's mean, not of a difference.
+(Wilson, for a 0/1 metric) and :func:`plot_history` (the leaderboard's rule,
+:meth:`RunStore.history`: n = cases, Wilson, else a seeded bootstrap) are of
+one run's mean, not of a difference.
 Every piece of user text (case inputs, run and metric names) is HTML-escaped
 before it reaches plotly, whose labels interpret a few HTML tags.
 
@@ -49,7 +50,7 @@ from cogeval.compare.store import RunStore
 from cogeval.data import EvalRun
 from cogeval.errors import InputError
 from cogeval.present.notebook import figure_html
-from cogeval.stats import bootstrap_ci, wilson_interval
+from cogeval.stats import wilson_interval
 
 __all__ = ["figure_mimebundle", "plot_changes", "plot_comparison", "plot_history", "plot_scores"]
 
@@ -139,7 +140,9 @@ def plot_comparison(comparison: Any) -> go.Figure:
 
     >>> # fig = plot_comparison(compare_runs("runs/a.json", "runs/b.json", seed=0)); fig.show()
     """
-    c = as_comparison(comparison)
+    from cogeval.compare.result import as_run_comparison
+
+    c = as_run_comparison("comparison", comparison)
     metrics = sorted(c.metrics.values(), key=lambda m: m.role != "decides")
     rows = max(1, len(metrics))
     fig = make_subplots(rows=rows, cols=1, vertical_spacing=min(0.25, 0.5 / rows))
@@ -365,14 +368,17 @@ def _utc(started_at: str) -> datetime.datetime | None:
 
 
 def plot_history(store: Any, metric: str, name: str | None = None, *, confidence: float = 0.95,
-                 seed: int = 0) -> go.Figure:
-    """A metric's mean across the runs of a store, in time order (x = ``started_at``, UTC).
+                 seed: int | np.random.Generator | None = 0) -> go.Figure:
+    """A metric's score with its interval across the runs of a store, in time order (x = ``started_at``, UTC).
 
-    ``store`` is a :class:`RunStore` or its folder; ``name`` keeps only the
-    runs of that name. Each run name is one line. The interval is the Wilson
-    interval of the pass rate for a 0/1 metric, else a bootstrap interval of
-    the mean with this ``seed`` (so the chart is the same each time). Scores
-    are case × trial; runs without the metric are left out.
+    It draws :meth:`RunStore.history <cogeval.RunStore.history>`, the
+    leaderboard's rule: each run's score is the mean over cases of each case's
+    mean over its trials, ``n`` counts cases (not case × trial), and the
+    interval is Wilson's when every case value of every run drawn is 0 or 1,
+    else a percentile bootstrap of the mean over cases with this ``seed`` (so
+    the chart is the same each time). ``store`` is a :class:`RunStore` or its
+    folder; ``name`` keeps only the runs of that name. Each run name is one
+    line; runs without the metric's scores are left out.
 
     >>> # plot_history(RunStore("runs"), "exact_match", name="nightly").show()
     """
@@ -381,53 +387,30 @@ def plot_history(store: Any, metric: str, name: str | None = None, *, confidence
         store = RunStore(store)
     if not isinstance(store, RunStore):
         raise InputError(f"store must be a RunStore or a folder path; got {describe(store)}")
-    everything = store.runs()
-    runs = [r for r in everything if name is None or r.name == name]
-    if not runs:
-        names = ", ".join(repr(n) for n in dict.fromkeys(r.name for r in everything)) or "none"
-        where = f"named {name!r} " if name is not None else ""
-        raise InputError(f"no run {where}in {store.path}; the run names there are {names}")
-    found: list[tuple[EvalRun, np.ndarray]] = []
-    seen_metrics: dict[str, None] = {}
-    for run in runs:
-        scores = score_frame(run)
-        seen_metrics.update(dict.fromkeys(scores[col.METRIC].dropna()))
-        values = scores.loc[scores[col.METRIC] == metric, col.SCORE].to_numpy(float)
-        values = values[~np.isnan(values)]
-        if len(values):
-            found.append((run, values))
-    if not found:
-        have = ", ".join(map(repr, seen_metrics)) or "none"
-        raise InputError(f"metric {metric!r} has no score in the runs; their metrics are {have}")
-    binary = _binary([v for _, v in found])
-    higher = next((r.directions[metric] for r, _ in found if metric in r.directions), None)
+    table = store.history(metric, name, confidence=confidence, seed=seed)
+    if table.empty:
+        raise InputError(f"no run in {store.path}; the run names there are none")
+    higher = next((bool(h) for h in table["higher_is_better"] if h is not None), None)
+    table = table[table[col.N] > 0]
+    binary = bool((table[col.INTERVAL] == "wilson").all())
     fig = go.Figure()
-    by_name: dict[str | None, list[tuple[EvalRun, np.ndarray]]] = {}
-    for run, values in found:
-        by_name.setdefault(run.name, []).append((run, values))
-    for run_name, group in by_name.items():
-        group.sort(key=lambda item: (_utc(item[0].started_at) or datetime.datetime.min, item[0].run_id))
+    for run_name in dict.fromkeys(table[col.NAME][::-1]):  # newest run's name first
+        group = table[[n == run_name for n in table[col.NAME]]]
         label = text(run_name if run_name is not None else "(no name)", 40)
-        x, mean, low, high, data = [], [], [], [], []
-        for run, values in group:
-            interval = (wilson_interval(int(values.sum()), len(values), confidence=confidence) if binary
-                        else bootstrap_ci(values, confidence=confidence, seed=seed))
-            x.append(_utc(run.started_at))
-            mean.append(float(values.mean()))
-            low.append(interval.low)
-            high.append(interval.high)
-            data.append([text(run.run_id), len(values), interval.low, interval.high, label])
         fig.add_trace(go.Scatter(
-            x=x, y=mean, mode="lines+markers", name=label,
-            error_y=dict(type="data", symmetric=False, array=np.subtract(high, mean), arrayminus=np.subtract(mean, low)),
-            customdata=data,
+            x=[_utc(t) for t in group[col.STARTED_AT]], y=group[col.SCORE], mode="lines+markers", name=label,
+            error_y=dict(type="data", symmetric=False, array=group[col.CI_HIGH] - group[col.SCORE],
+                         arrayminus=group[col.SCORE] - group[col.CI_LOW]),
+            customdata=[[text(r), n, low, high, label] for r, n, low, high in zip(
+                group[col.RUN_ID], group[col.N], group[col.CI_LOW], group[col.CI_HIGH])],
             hovertemplate=("<b>%{customdata[4]}</b> · %{customdata[0]}<br>%{x|%Y-%m-%d %H:%M:%S} UTC"
-                           "<br>mean %{y:.4g} [%{customdata[2]:.4g}, %{customdata[3]:.4g}], n = %{customdata[1]}<extra></extra>"),
+                           "<br>mean %{y:.4g} [%{customdata[2]:.4g}, %{customdata[3]:.4g}], "
+                           "n = %{customdata[1]} cases<extra></extra>"),
         ))
     what = "Wilson interval" if binary else "bootstrap CI"
     label = text(metric, 40) + _arrow(higher)
     fig.update_layout(
-        title=f"{label}: mean per run over time ({100 * confidence:g}% {what})",
+        title=f"{label}: mean per run over time ({100 * confidence:g}% {what}, n = cases)",
         xaxis_title="run started at (UTC)", yaxis_title=_with_unit(("pass rate of " if binary else "mean ") + label, metric),
         template="plotly_white", height=460, hovermode="closest",
     )

@@ -17,7 +17,7 @@ import dataclasses
 import io
 import json
 import pathlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from cogeval._check import check_choice
@@ -34,7 +34,7 @@ KINDS = {"console": ".console.txt", "json": ".json", "csv": ".csv", "markdown": 
 
 def write_reports(result: Any, kind: str | Sequence[str], path: Any = None) -> list[str]:
     """Print or write each report of ``kind``; with several kinds, ``path`` is a folder."""
-    kinds = [kind] if isinstance(kind, str) else list(kind)
+    kinds = list(kind) if isinstance(kind, Iterable) and not isinstance(kind, str) else [kind]
     if not kinds:
         raise InputError(f"kind must name at least one report of {', '.join(map(repr, KINDS))}")
     kinds = [check_choice("kind", k, KINDS) for k in kinds]
@@ -53,6 +53,7 @@ def write_reports(result: Any, kind: str | Sequence[str], path: Any = None) -> l
 
 def render(result: Any, kind: str) -> str:
     """The text of one report."""
+    kind = check_choice("kind", kind, KINDS)
     return {"console": _console, "json": _json, "csv": _csv, "markdown": _markdown, "ci": _ci}[kind](result)
 
 

@@ -25,15 +25,15 @@ import ipywidgets as widgets
 import numpy as np
 
 from cogeval import _columns as col
-from cogeval._check import check_choice, check_positive_int, check_probability, describe
+from cogeval._check import check_choice, check_probability, check_seed, describe
 from cogeval._html import badge, escape, html_table, key_value_table
 from cogeval.compare.engine import TESTS, short_input
-from cogeval.compare.result import RunComparison
+from cogeval.compare.result import RunComparison, as_run_comparison
 from cogeval.compare.runs import as_run, compare_runs, score_frame
 from cogeval.compare.store import RunStore
 from cogeval.data import EvalRun
 from cogeval.errors import InputError
-from cogeval.present.plots import as_comparison, figure_mimebundle, plot_comparison
+from cogeval.present.plots import figure_mimebundle, plot_comparison
 
 __all__ = ["CaseExplorer", "RunExplorer", "case_explorer", "run_explorer"]
 
@@ -83,10 +83,11 @@ class RunExplorer(widgets.VBox):
     Parts: ``base``, ``head`` (Dropdowns of run ids), ``metrics`` (SelectMultiple),
     ``alpha`` (FloatSlider), ``seed`` (IntText); ``table`` and ``cases`` (HTML),
     ``chart`` (Output). ``comparison`` is the :class:`RunComparison` on show
-    (``None`` when the last update failed; ``table`` then says why).
+    (``None`` when the last update failed; ``table`` then says why). A ``seed``
+    of None is recorded as None until a seed is typed (the box shows 0).
     """
 
-    def __init__(self, store: RunStore, *, alpha: float = 0.05, seed: int = 0, test: str = "t") -> None:
+    def __init__(self, store: RunStore, *, alpha: float = 0.05, seed: int | None = 0, test: str = "t") -> None:
         runs = store.runs()
         if not runs:
             raise InputError(f"run_explorer needs a store with at least one run; {store.path} has none")
@@ -103,7 +104,8 @@ class RunExplorer(widgets.VBox):
         self.metrics = widgets.SelectMultiple(description="metrics", rows=5)
         self.alpha = widgets.FloatSlider(value=alpha, min=min(0.001, alpha), max=max(0.2, alpha), step=0.001, readout_format=".3f",
                                          description="alpha", continuous_update=False)
-        self.seed = widgets.IntText(value=seed, description="seed")
+        self._seed = seed
+        self.seed = widgets.IntText(value=0 if seed is None else seed, description="seed")
         self.table, self.cases, self.chart = widgets.HTML(), widgets.HTML(), widgets.Output()
         super().__init__([
             widgets.HBox([self.base, self.head]),
@@ -112,6 +114,7 @@ class RunExplorer(widgets.VBox):
         ])
         self.base.observe(self._runs_changed, names="value")
         self.head.observe(self._runs_changed, names="value")
+        self.seed.observe(self._seed_typed, names="value")  # before _changed, which compares with it
         for control in (self.metrics, self.alpha, self.seed):
             control.observe(self._changed, names="value")
         self._runs_changed()
@@ -133,6 +136,9 @@ class RunExplorer(widgets.VBox):
             self._busy = False
         self.update()
 
+    def _seed_typed(self, change: Any) -> None:
+        self._seed = change["new"]
+
     def _changed(self, change: Any = None) -> None:
         if not self._busy:
             self.update()
@@ -145,7 +151,7 @@ class RunExplorer(widgets.VBox):
                                  else "the two runs have no metric in common")
             comparison = compare_runs(
                 self.runs[self.base.value], self.runs[self.head.value],
-                alpha=self.alpha.value, seed=self.seed.value, test=self.test, metrics=list(self.metrics.value),
+                alpha=self.alpha.value, seed=self._seed, test=self.test, metrics=list(self.metrics.value),
             )
             table, chart, cases = comparison._repr_html_(), _display(plot_comparison(comparison)), regressed_cases_html(comparison)
         except Exception as error:  # a widget callback must not raise into the notebook
@@ -156,14 +162,17 @@ class RunExplorer(widgets.VBox):
         self.table.value, self.chart.outputs, self.cases.value = table, chart, cases
 
 
-def run_explorer(store: Any, *, alpha: float = 0.05, seed: int = 0, test: str = "t") -> RunExplorer:
+def run_explorer(store: Any, *, alpha: float = 0.05, seed: Any = 0, test: str = "t") -> RunExplorer:
     """An explorer over the runs of ``store`` (a :class:`RunStore` or its folder).
 
     Pick the base and head runs (labelled ``name · started_at · run id``, newest
     first; head starts at the newest run, base at the one before), the metrics,
     ``alpha`` and the ``seed`` recorded with the comparison: the comparison table, the forest plot
     and the regressed cases update on each change. ``test`` is passed to
-    :func:`~cogeval.compare_runs` for non-binary metrics.
+    :func:`~cogeval.compare_runs` for non-binary metrics. ``seed`` follows the
+    one seed rule (None, an integer >= 0 or a numpy Generator); as in
+    :func:`~cogeval.compare_runs`, which draws nothing at random, a Generator
+    is recorded as None.
 
     >>> # explorer = run_explorer("runs"); explorer   # last line of a cell shows it
     """
@@ -172,7 +181,8 @@ def run_explorer(store: Any, *, alpha: float = 0.05, seed: int = 0, test: str = 
     if not isinstance(store, RunStore):
         raise InputError(f"store must be a RunStore or a folder path; got {describe(store)}")
     alpha = check_probability("alpha", alpha, open_interval=True)
-    seed = check_positive_int("seed", seed, minimum=0)
+    seed = check_seed("seed", seed)
+    seed = None if isinstance(seed, np.random.Generator) else seed
     return RunExplorer(store, alpha=alpha, seed=seed, test=check_choice("test", test, TESTS))
 
 
@@ -299,7 +309,7 @@ def case_explorer(comparison: Any, base: Any = None, head: Any = None) -> CaseEx
 
     >>> # case_explorer(comparison, "runs/a.json", "runs/b.json")
     """
-    c = as_comparison(comparison)
+    c = as_run_comparison("comparison", comparison)
     if base is None and head is None and hasattr(comparison, "baseline") and hasattr(comparison, "challenger"):
         base, head = comparison.baseline, comparison.challenger
     if base is None or head is None:

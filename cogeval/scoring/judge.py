@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable, Mapping
 from numbers import Real
 from typing import Any, NamedTuple
 
-from cogeval._check import check_positive_int, check_positive_number
+from cogeval._check import check_positive_int, check_positive_number, check_retries
 from cogeval._check import describe as _short
 from cogeval.errors import ExecutionError, InputError
 from cogeval.execution.chat import ChatTarget
@@ -65,8 +65,6 @@ __all__ = [
     "relevance",
     "self_preference_message",
 ]
-
-MAX_RETRIES = 10
 
 SYSTEM_PROMPT = (
     "You are an impartial evaluator of answers given by an AI application. Judge the response only by the "
@@ -146,9 +144,7 @@ class JudgeConfig:
         self.samples = check_positive_int("samples", samples)
         self.concurrency = None if concurrency is None else check_positive_int("concurrency", concurrency)
         self.timeout = check_positive_number("timeout", timeout)
-        if check_positive_int("retries", retries, minimum=0) > MAX_RETRIES:
-            raise InputError(f"retries must be an integer in [0, {MAX_RETRIES}]; got {retries}")
-        self.retries = retries
+        self.retries = check_retries("retries", retries)
         if not isinstance(backoff, Real) or isinstance(backoff, bool) or not 0 <= backoff <= MAX_BACKOFF_S:
             raise InputError(f"backoff must be a number of seconds in [0, {MAX_BACKOFF_S:g}]; got {_short(backoff)}")
         self.backoff = float(backoff)
@@ -211,7 +207,7 @@ class JudgeConfig:
             self._structured = False
             return None
         options = {} if response_format is None else {"response_format": response_format}
-        import openai  # noqa: F401 - loaded here (once, lazily) so the import never eats into a call's timeout
+        await self._chat.prepare()  # import openai and create the client before the deadline starts
 
         for attempt in range(self.retries + 1):
             deadline = asyncio.timeout(self.timeout)

@@ -13,14 +13,14 @@ from cogeval._check import describe as _short
 from cogeval.errors import InputError
 from cogeval.scoring.metric import Metric
 from cogeval.scoring.metrics import contains, exact_match, json_valid, numeric_match, regex, token_f1
-from cogeval.scoring.usage import StatisticalMetric, cost, latency, token_usage
+from cogeval.scoring.usage import BUILTIN_STATISTICAL_METRICS, StatisticalMetric
 
 __all__ = ["BUILTIN_METRICS", "from_description"]
 
-BUILTIN_METRICS: Mapping[str, Callable[..., Metric | StatisticalMetric]] = {
-    factory.__name__: factory
-    for factory in (contains, cost, exact_match, json_valid, latency, numeric_match, regex, token_f1, token_usage)
-}
+BUILTIN_METRICS: Mapping[str, Callable[..., Metric | StatisticalMetric]] = dict(sorted({
+    **{factory.__name__: factory for factory in (contains, exact_match, json_valid, numeric_match, regex, token_f1)},
+    **BUILTIN_STATISTICAL_METRICS,
+}.items()))
 
 
 def from_description(description: Mapping[str, Any]) -> Metric | StatisticalMetric:

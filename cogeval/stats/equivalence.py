@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -51,6 +51,12 @@ class EquivalenceResult(StatResult):
     """TOST p-value: the larger of ``lower_p_value`` and ``upper_p_value``."""
     equivalent: bool
     """``p_value < alpha``: the mean difference is shown to lie within the margin."""
+    n: int = dataclasses.field(default=0, kw_only=True)
+    """Pairs."""
+    statistic: float = dataclasses.field(default=math.nan, kw_only=True)
+    """The t statistic of the one-sided test that gave ``p_value`` (NaN in the degenerate cases)."""
+
+    test: ClassVar[str] = "tost"
 
 
 def equivalence_test(a: Any, b: Any, margin: float, *, alpha: float = 0.05) -> EquivalenceResult:
@@ -82,16 +88,17 @@ def equivalence_test(a: Any, b: Any, margin: float, *, alpha: float = 0.05) -> E
     n = len(d)
     mean = float(d.mean()) if n else math.nan
     if n < 2:
-        return EquivalenceResult(mean, margin, 1.0, 1.0, 1.0, False)
+        return EquivalenceResult(mean, margin, 1.0, 1.0, 1.0, False, n=n)
     se = float(d.std(ddof=1)) / math.sqrt(n)
     if se == 0 or se < 10 * np.finfo(float).eps * abs(mean):
         lower = 0.0 if mean > -margin else 1.0
         upper = 0.0 if mean < margin else 1.0
         p = max(lower, upper)
-        return EquivalenceResult(mean, margin, lower, upper, p, p < alpha)
+        return EquivalenceResult(mean, margin, lower, upper, p, p < alpha, n=n)
 
     from statsmodels.stats.weightstats import ttost_paired
 
-    p, (_, lower, _), (_, upper, _) = ttost_paired(x, y, -margin, margin)
+    p, (t_lower, lower, _), (t_upper, upper, _) = ttost_paired(x, y, -margin, margin)
     p = float(p)
-    return EquivalenceResult(mean, margin, float(lower), float(upper), p, bool(p < alpha))
+    statistic = float(t_lower if lower >= upper else t_upper)
+    return EquivalenceResult(mean, margin, float(lower), float(upper), p, bool(p < alpha), n=n, statistic=statistic)

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from cogeval._check import as_float_array, check_choice, check_positive_int, check_probability, describe
+from cogeval._check import as_float_array, check_choice, check_positive_int, check_probability, check_seed, describe
 from cogeval.errors import InputError
 from cogeval.stats.result import Interval
 
@@ -154,10 +154,7 @@ def bootstrap_ci(
     confidence = check_probability("confidence", confidence, open_interval=True)
     n_resamples = check_positive_int("n_resamples", n_resamples)
     method = check_choice("method", method, ("percentile", "bca"))
-    try:
-        rng = np.random.default_rng(seed)
-    except (TypeError, ValueError):
-        raise InputError(f"seed must be None, a non-negative integer or a numpy Generator; got {describe(seed)}") from None
+    rng = np.random.default_rng(check_seed("seed", seed))
     if len(data) == 0:
         raise InputError("values must hold at least one number; got none")
     if np.all(data == data[0]):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -53,6 +53,15 @@ class TTestResult(StatResult):
     """t-interval of the mean difference at level ``confidence``."""
     mean_difference: float
     """mean(a - b)."""
+    n: int = dataclasses.field(default=0, kw_only=True)
+    """Pairs."""
+
+    test: ClassVar[str] = "t"
+
+    @property
+    def statistic(self) -> float:
+        """``t_statistic``, under the name every test's row uses."""
+        return self.t_statistic
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,6 +76,18 @@ class McNemarResult(StatResult):
     """``p_value < alpha``."""
     exact: bool
     """True when the p-value comes from the exact binomial test."""
+    n: int = dataclasses.field(default=0, kw_only=True)
+    """Discordant pairs, b + c."""
+
+    @property
+    def test(self) -> str:
+        """``mcnemar-exact`` or ``mcnemar``, as a comparison's ``test`` column names them."""
+        return "mcnemar-exact" if self.exact else "mcnemar"
+
+    @property
+    def statistic(self) -> float:
+        """``chi_square``, under the name every test's row uses."""
+        return self.chi_square
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,6 +102,10 @@ class WilcoxonResult(StatResult):
     """``p_value < alpha`` (False when NaN)."""
     exact: bool
     """True when the p-value comes from the exact null distribution of V."""
+    n: int = dataclasses.field(default=0, kw_only=True)
+    """Pairs with a non-zero difference (the ones ranked)."""
+
+    test: ClassVar[str] = "wilcoxon"
 
 
 def _paired_differences(a: Any, b: Any, minimum: int) -> np.ndarray:
@@ -130,17 +155,17 @@ def paired_t_test(a: Any, b: Any, *, alpha: float = 0.05, confidence: float = 0.
     se = float(d.std(ddof=1)) / math.sqrt(n)
     df = float(n - 1)
     if not d.any():
-        return TTestResult(0.0, df, 1.0, False, Interval(0.0, 0.0), 0.0)
+        return TTestResult(0.0, df, 1.0, False, Interval(0.0, 0.0), 0.0, n=n)
 
     from scipy import stats
 
     q = float(stats.t.ppf(0.5 + confidence / 2, df))
     ci = Interval(mean - q * se, mean + q * se)
     if se < 10 * np.finfo(float).eps * abs(mean):
-        return TTestResult(math.nan, df, math.nan, False, ci, mean)
+        return TTestResult(math.nan, df, math.nan, False, ci, mean, n=n)
     t = mean / se
     p = float(2 * stats.t.sf(abs(t), df))
-    return TTestResult(t, df, p, bool(p < alpha), ci, mean)
+    return TTestResult(t, df, p, bool(p < alpha), ci, mean, n=n)
 
 
 def mcnemars_test(
@@ -176,19 +201,19 @@ def mcnemars_test(
     n = b + c
     use_exact = n < 25 if exact is None else exact
     if n == 0:
-        return McNemarResult(0.0, 1.0, False, use_exact)
+        return McNemarResult(0.0, 1.0, False, use_exact, n=n)
     excess = max(abs(b - c) - 1, 0) if correction else abs(b - c)
     chi_square = excess**2 / n
     if excess == 0 and not use_exact:
         # b == c (or |b - c| == 1 with correction): p = 1. Not statsmodels, whose
         # corrected statistic for b == c is (0 - 1)² / n, with p just below 1.
-        return McNemarResult(0.0, 1.0, False, False)
+        return McNemarResult(0.0, 1.0, False, False, n=n)
 
     from statsmodels.stats.contingency_tables import mcnemar
 
     # exact: two-sided binomial test of min(b, c) out of b + c at 1/2, as R's binom.test(b, b + c)
     p = float(mcnemar([[0, b], [c, 0]], exact=use_exact, correction=correction).pvalue)
-    return McNemarResult(float(chi_square), min(p, 1.0), bool(p < alpha), use_exact)
+    return McNemarResult(float(chi_square), min(p, 1.0), bool(p < alpha), use_exact, n=n)
 
 
 def _signrank_cdf(n: int) -> np.ndarray:
@@ -225,7 +250,7 @@ def wilcoxon_test(
     d = d[d != 0]
     n = len(d)
     if n == 0:
-        return WilcoxonResult(0.0, 1.0, False, False)
+        return WilcoxonResult(0.0, 1.0, False, False, n=0)
 
     from scipy import stats
 
@@ -243,4 +268,4 @@ def wilcoxon_test(
         variance = n * (n + 1) * (2 * n + 1) / 24 - float((tie_counts**3 - tie_counts).sum()) / 48
         z = (z - (0.5 * np.sign(z) if correction else 0.0)) / math.sqrt(variance)
         p = float(2 * stats.norm.sf(abs(z)))
-    return WilcoxonResult(v, float(p), bool(p < alpha), use_exact)
+    return WilcoxonResult(v, float(p), bool(p < alpha), use_exact, n=n)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cogeval._check import as_float_array, check_positive_int, check_same_length, describe
+from cogeval._check import as_float_array, check_positive_int, check_same_length, check_seed, describe
 from cogeval.errors import InputError
 
 __all__ = ["PRIOR_SD", "bradley_terry", "min_rank", "rank_intervals"]
@@ -186,13 +186,6 @@ def _check_connected(games: np.ndarray, names: list[Any]) -> None:
         )
 
 
-def _seeded(seed: Any) -> np.random.Generator:
-    try:
-        return np.random.default_rng(seed)
-    except (TypeError, ValueError):
-        raise InputError(f"seed must be None, a non-negative integer or a numpy Generator; got {describe(seed)}") from None
-
-
 def bradley_terry(pairs: pd.DataFrame, *, n_bootstrap: int = 1000, seed: Any = None) -> pd.DataFrame:
     """Bradley–Terry strengths of variants from pairwise outcomes, with bootstrap intervals and ranks.
 
@@ -224,7 +217,7 @@ def bradley_terry(pairs: pd.DataFrame, *, n_bootstrap: int = 1000, seed: Any = N
     """
     pairs = _check_pairs(pairs)
     n_bootstrap = check_positive_int("n_bootstrap", n_bootstrap, minimum=0)
-    rng = _seeded(seed)
+    rng = np.random.default_rng(check_seed("seed", seed))
     names = pd.unique(pd.concat([pairs["a"], pairs["b"]], ignore_index=True).to_numpy()).tolist()
     index = {name: i for i, name in enumerate(names)}
     k = len(names)

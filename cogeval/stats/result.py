@@ -17,7 +17,10 @@ import pandas as pd
 
 from cogeval._html import key_value_table, safe_html
 
-__all__ = ["Interval", "StatResult"]
+__all__ = ["STACKED", "Interval", "StatResult"]
+
+STACKED = ("test", "n", "statistic", "p_value")
+"""The columns every test's row starts with (a test result has these attributes)."""
 
 
 class Interval(NamedTuple):
@@ -39,10 +42,17 @@ class StatResult:
     """Base of statistical results: tidy one-row frame and a safe HTML view."""
 
     def to_dict(self) -> dict[str, Any]:
-        """Fields as a flat mapping, intervals split into ``*_low``/``*_high``."""
+        """Fields as a flat mapping, intervals split into ``*_low``/``*_high``.
+
+        A test's row starts with ``test``, ``n``, ``statistic``, ``p_value``, so rows of
+        different tests stack into one tidy table (``pd.concat([r.to_frame() for r in results])``).
+        """
         row: dict[str, Any] = {}
         for field in dataclasses.fields(self):
             row.update(_columns(field.name, getattr(self, field.name)))
+        if hasattr(self, "test"):
+            front = {key: getattr(self, key) for key in STACKED}
+            row = {**front, **{k: v for k, v in row.items() if k not in front}}
         return row
 
     def to_frame(self) -> pd.DataFrame:

@@ -308,7 +308,7 @@ def test_to_frame_and_run_info():
     [
         ({"test": "z"}, "test must be one of 't', 'wilcoxon'; got 'z'"),
         ({"alpha": 1.0}, "alpha must be a number in (0, 1); got 1.0"),
-        ({"seed": -1}, "seed must be None or an integer >= 0; got -1"),
+        ({"seed": -1}, "seed must be None, an integer >= 0 or a numpy Generator; got -1"),
         ({"decide_on": ["nope"]}, "decide_on names 'nope', which is not compared; the compared metrics are: q"),
         ({"margins": {"q": -1}}, "margins['q'] must be a finite number >= 0 in the metric's units; got -1"),
         ({"metrics": "q"}, "metrics must be None or a list of metric names; got 'q'"),
@@ -322,6 +322,16 @@ def test_bad_arguments_name_themselves(kwargs, message):
     with pytest.raises(InputError) as info:
         compare_scores(wide(q=[1, 2]), wide(q=[1, 2]), **arguments)
     assert str(info.value) == message
+
+
+def test_seed_follows_the_one_rule_and_a_generator_is_recorded_as_none():
+    rng = np.random.default_rng(5)
+    state = rng.bit_generator.state
+    arguments = {"directions": {"q": True}}
+    assert compare_scores(wide(q=[1, 2]), wide(q=[1, 3]), seed=np.int64(7), **arguments).seed == 7
+    assert compare_scores(wide(q=[1, 2]), wide(q=[1, 3]), seed=None, **arguments).seed is None
+    assert compare_scores(wide(q=[1, 2]), wide(q=[1, 3]), seed=rng, **arguments).seed is None
+    assert rng.bit_generator.state == state  # the comparison draws nothing from it
 
 
 def test_no_matched_cases():

@@ -110,7 +110,7 @@ def test_a_mapping_of_targets_is_accepted_and_the_async_form_works():
         ({"repeats": 0}, r"^repeats must be an integer >= 1; got 0$"),
         ({"alpha": 2}, r"^alpha must be a number in \(0, 1\); got 2$"),
         ({"test": "z"}, r"^test must be one of 't', 'wilcoxon'; got 'z'$"),
-        ({"seed": -1}, r"^seed must be None or an integer >= 0; got -1$"),
+        ({"seed": -1}, r"^seed must be None, an integer >= 0 or a numpy Generator; got -1$"),
     ],
 )
 def test_bad_arguments_fail_before_anything_runs(kwargs, message):
@@ -261,10 +261,11 @@ def partial():
     })
 
 
-def test_a_variant_lacking_a_metric_scores_0_and_ranks_last(partial):
+def test_a_variant_lacking_a_metric_scores_nan_and_ranks_last(partial):
     frame = partial.leaderboard("quality")
     assert frame["variant"].tolist() == ["a", "b", "c"]
-    assert frame["score"].tolist() == pytest.approx([0.75, 0.5, 0.0])
+    assert frame["score"].tolist()[:2] == pytest.approx([0.75, 0.5])
+    assert math.isnan(frame["score"].iloc[2])  # no data, never 0
     assert frame["n"].tolist() == [4, 4, 0]
     assert frame[["rank", "rank_low", "rank_high"]].values.tolist()[2] == [3, 3, 3]
     last = frame.iloc[2]
@@ -273,10 +274,10 @@ def test_a_variant_lacking_a_metric_scores_0_and_ranks_last(partial):
     assert tuple(frame.iloc[0][["ci_low", "ci_high"]]) == bootstrap_ci([0.8, 0.6, 0.7, 0.9], seed=0)
 
 
-def test_a_missing_lower_is_better_metric_does_not_win_with_its_0(partial):
+def test_a_missing_lower_is_better_metric_does_not_win(partial):
     frame = partial.leaderboard("speed")
     assert frame["variant"].tolist() == ["c", "a", "b"]
-    assert frame["score"].tolist() == [1.25, 2.5, 0.0]
+    assert frame["score"].tolist()[:2] == [1.25, 2.5] and math.isnan(frame["score"].iloc[2])
     assert frame["rank"].tolist() == [1, 2, 3]
     assert partial.directions == {"quality": True, "speed": False}
     assert partial.best("speed") == "c"

@@ -299,3 +299,17 @@ def test_a_judge_that_is_its_own_target_is_named():
     assert notes == ["In the base run, the judge is model 'GPT-X', the same model as the base run's target: a model "
                      "judging answers it wrote tends to prefer them (self-preference bias), so it favours the base "
                      "run's target; use a judge from another model family"]
+
+
+def test_comparison_rows_stack_with_statistics_results():
+    from cogeval.stats import paired_t_test
+
+    base, head = continuous(0.03, n=20)
+    row = compare_scores(wide(q=base), wide(q=head), directions={"q": True}).to_frame()
+    alone = paired_t_test(head, base).to_frame()
+    stacked = pd.concat([row, alone], ignore_index=True)[["test", "n", "statistic", "p_value"]]
+    # scipy, independently: the paired t statistic and p-value of head against base
+    reference = stats.ttest_rel(head, base)
+    assert stacked["test"].tolist() == ["t", "t"] and stacked["n"].tolist() == [20, 20]
+    assert stacked["statistic"].tolist() == pytest.approx([reference.statistic] * 2, rel=1e-10)
+    assert stacked["p_value"].tolist() == pytest.approx([reference.pvalue] * 2, rel=1e-10)

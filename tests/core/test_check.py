@@ -4,12 +4,15 @@ import numpy as np
 import pytest
 
 from cogeval._check import (
+    MAX_RETRIES,
     as_float_array,
     check_choice,
     check_positive_int,
     check_positive_number,
     check_probability,
+    check_retries,
     check_same_length,
+    check_seed,
     describe,
 )
 from cogeval.errors import CogevalError, InputError
@@ -42,6 +45,38 @@ def test_positive_int():
     for bad in (0, 2.0, True, "3"):
         with pytest.raises(InputError, match="^n must be an integer >= 1; got "):
             check_positive_int("n", bad)
+
+
+@pytest.mark.parametrize("value", [None, 0, 7, np.int64(3), np.uint8(2)])
+def test_seed_accepts_none_and_integers(value):
+    result = check_seed("seed", value)
+    assert result == value and (result is None or type(result) is int)
+
+
+def test_seed_keeps_a_generator():
+    rng = np.random.default_rng(1)
+    assert check_seed("seed", rng) is rng
+
+
+@pytest.mark.parametrize("value, shown", [
+    (-1, "-1"), (True, "True"), (1.0, "1.0"), ("3", "'3'"), (np.random.RandomState(0), "RandomState"),
+])
+def test_seed_names_the_argument_and_the_rule(value, shown):
+    with pytest.raises(InputError) as error:
+        check_seed("random_state", value)
+    message = str(error.value)
+    assert message.startswith("random_state must be None, an integer >= 0 or a numpy Generator; got ")
+    assert shown in message
+
+
+def test_retries_has_one_limit_and_one_message():
+    assert MAX_RETRIES == 10
+    assert check_retries("retries", 0) == 0 and check_retries("retries", np.int64(10)) == 10
+    assert type(check_retries("retries", np.int64(3))) is int
+    for bad, shown in ((-1, "-1"), (11, "11"), (True, "True"), (2.0, "2.0"), ("3", "'3'"), (None, "None")):
+        with pytest.raises(InputError) as error:
+            check_retries("retries", bad)
+        assert str(error.value) == f"retries must be an integer from 0 to 10; got {shown}"
 
 
 def test_positive_number():

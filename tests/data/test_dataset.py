@@ -334,6 +334,17 @@ def test_shuffle_is_a_reproducible_permutation(letters):
     assert [case.input for case in mixed] == [letters[i].input for i in np.random.default_rng(3).permutation(10)]
 
 
+
+@pytest.mark.parametrize("seed", [-1, "x", 1.5, True])
+def test_sample_and_shuffle_follow_the_one_seed_rule(letters, seed):
+    message = f"seed must be None, an integer >= 0 or a numpy Generator; got {seed!r}"
+    for draw in (lambda: letters.sample(2, seed=seed), lambda: letters.shuffle(seed=seed)):
+        with pytest.raises(InputError) as caught:
+            draw()
+        assert str(caught.value) == message
+    assert letters.shuffle(seed=np.random.default_rng(3)) == letters.shuffle(seed=3)
+
+
 # -- fingerprint --------------------------------------------------------------------------------
 
 

@@ -166,6 +166,20 @@ def test_optional_fields_absent_from_a_file_stay_absent():
     assert "error" not in data["results"][0]["turns"][0]
     assert set(data["stats"]) == {"total", "errors", "duration", "cost"}
     assert data["results"][0]["case"] == {"input": "input of k1"}
+    assert "statisticalValues" not in data["results"][0]
+
+
+def test_statistical_values_keep_nan_as_null_and_come_after_the_scores():
+    run = make([result(statisticalValues={"tool_calls": 3, "pages": None})])
+    assert run.results[0].statistical_values["tool_calls"] == 3.0 and math.isnan(run.results[0].statistical_values["pages"])
+    data = run.to_dict()["results"][0]
+    assert data["statisticalValues"] == {"tool_calls": 3.0, "pages": None}
+    assert list(data)[-2:] == ["scores", "statisticalValues"]
+    assert EvalRun.model_validate(run.to_dict()) == run
+    with pytest.raises(ValidationError, match="statisticalValues.tool_calls"):
+        make([result(statisticalValues={"tool_calls": "many"})])
+    for fixture in ("minimal.json", "full.json"):  # files without the key load as before
+        assert all(r.statistical_values is None for r in load_run(FIXTURES / fixture).results)
 
 
 # -- the full fixture ----------------------------------------------------------------------------------------

@@ -127,7 +127,7 @@ def test_run_identity_and_metadata():
     [
         ({"concurrency": 0}, "^concurrency must be an integer >= 1; got 0$"),
         ({"retries": 11}, "^retries must be an integer from 0 to 10; got 11$"),
-        ({"retries": -1}, "^retries must be an integer >= 0; got -1$"),
+        ({"retries": -1}, "^retries must be an integer from 0 to 10; got -1$"),
         ({"timeout": 0}, "^timeout must be a finite number > 0; got 0$"),
         ({"trials": 0}, "^trials must be an integer >= 1; got 0$"),
         ({"metrics": [exact_match(), exact_match()]}, "^metrics has two metrics named 'exact_match'; give one of them another name$"),

@@ -95,6 +95,38 @@ def test_slow_server_times_out_then_succeeds(chat_server):
     assert (outcome.output, outcome.attempts) == ("on time", 2)
 
 
+COLD_START_S = 2.5  # a cold `import openai` plus client creation on a loaded machine
+DEADLINE_S = 2.0
+
+
+@pytest.fixture
+def cold_client(monkeypatch):
+    """openai.AsyncOpenAI made slow to create (as on a cold start); logs client creations and deadline starts."""
+    import openai
+
+    events, real_client, real_timeout = [], openai.AsyncOpenAI, asyncio.timeout
+
+    def slow_client(*args, **kwargs):
+        time.sleep(COLD_START_S)
+        events.append("client")
+        return real_client(*args, **kwargs)
+
+    def logged_timeout(delay):
+        events.append("deadline")
+        return real_timeout(delay)
+
+    monkeypatch.setattr(openai, "AsyncOpenAI", slow_client)
+    monkeypatch.setattr(asyncio, "timeout", logged_timeout)
+    return events
+
+
+def test_client_creation_is_outside_the_first_calls_deadline(chat_server, cold_client):
+    [outcome] = run([Case("q")], ChatTarget("m", base_url=chat_server.url), timeout=DEADLINE_S, retries=0)
+    assert (outcome.output, outcome.error, outcome.attempts) == ("echo: q", None, 1)
+    assert outcome.duration_s < COLD_START_S  # the attempt's clock started after the client was made
+    assert cold_client == ["client", "deadline"]
+
+
 def test_slow_server_times_out(chat_server):
     chat_server.enqueue(completion("late", delay=1.0))
     [outcome] = run([Case("q")], ChatTarget("m", base_url=chat_server.url), timeout=0.2)

@@ -13,7 +13,7 @@ import pytest
 
 from cogeval.data import Case
 from cogeval.errors import ExecutionError, InputError
-from cogeval.execution import CaseOutcome, RunInterrupted, TargetResponse, run_cases, run_interleaved, run_sync
+from cogeval.execution import CaseOutcome, RunInterrupted, Target, TargetResponse, run_cases, run_interleaved, run_sync
 
 
 def run(cases, target, **options):
@@ -292,8 +292,8 @@ async def _raise_key_error():
 @pytest.mark.parametrize(("options", "message"), [
     ({"concurrency": 0}, "concurrency must be an integer >= 1; got 0"),
     ({"concurrency": 2.5}, "concurrency must be an integer >= 1; got 2.5"),
-    ({"retries": -1}, "retries must be an integer >= 0; got -1"),
-    ({"retries": 11}, "retries must be an integer in [0, 10]; got 11"),
+    ({"retries": -1}, "retries must be an integer from 0 to 10; got -1"),
+    ({"retries": 11}, "retries must be an integer from 0 to 10; got 11"),
     ({"timeout": 0}, "timeout must be a finite number > 0; got 0"),
     ({"trials": 0}, "trials must be an integer >= 1; got 0"),
     ({"backoff": -1}, "backoff must be a number of seconds in [0, 30]; got -1"),
@@ -518,3 +518,35 @@ def test_interleaved_targets_are_validated(targets, message):
     with pytest.raises(InputError) as info:
         run_sync(run_interleaved(cases(1), targets))
     assert str(info.value) == message
+
+
+class Prepared(Target):
+    """A target whose set-up takes longer than the timeout, as a cold client does."""
+
+    def __init__(self, fail=False):
+        self.fail, self.events = fail, []
+
+    async def prepare(self):
+        self.events.append("prepare")
+        if self.fail:
+            raise RuntimeError("no client")
+        time.sleep(2.5)  # blocking, as an import is
+
+    async def call(self, case, *, messages=None, timeout=None):
+        if self.fail:
+            raise RuntimeError("no client")
+        self.events.append("call")
+        return TargetResponse(case.input)
+
+
+def test_prepare_runs_once_per_run_before_any_deadline():
+    target = Prepared()
+    outcomes = run(cases(3), target, timeout=2.0, concurrency=2)
+    assert [(o.output, o.error, o.attempts) for o in outcomes] == [("q0", None, 1), ("q1", None, 1), ("q2", None, 1)]
+    assert target.events == ["prepare", "call", "call", "call"]
+
+
+def test_a_failed_prepare_is_recorded_by_the_attempts():
+    target = Prepared(fail=True)
+    outcomes = run(cases(2), target, timeout=2.0)
+    assert [o.error for o in outcomes] == ["RuntimeError: no client"] * 2 and target.events == ["prepare"]

@@ -13,10 +13,12 @@ from cogeval.compare.result import MetricComparison, RunComparison, RunInfo
 from cogeval.present.comparison_report import (
     comparison_html,
     comparison_markdown,
+    forest_plot_html,
     format_p,
     report_comparison,
     shorten,
 )
+from cogeval.present.plots import plot_comparison
 
 PAYLOADS = [
     "a | b | c",
@@ -377,3 +379,18 @@ def test_an_eval_comparison_result_is_reported_like_its_run_comparison(tmp_path,
     written = report_comparison(result, ["console", "markdown", "html"], tmp_path / "both.md")
     assert [p.rsplit("/", 1)[-1] for p in written] == ["both.md", "both.html"]
     assert "exact_match" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("function", [comparison_markdown, comparison_html, report_comparison, forest_plot_html,
+                                      plot_comparison])
+@pytest.mark.parametrize("value, shown", [(42, "42"), ({"metrics": {}}, "{'metrics': {}}"), (None, "None")])
+def test_a_wrong_comparison_is_named_not_an_attribute_error(function, value, shown):
+    with pytest.raises(InputError) as caught:
+        function(value)
+    assert str(caught.value) == f"comparison must be a RunComparison or an EvalComparison result; got {shown}"
+
+
+def test_report_kind_of_a_wrong_type_lists_the_kinds(comparison):
+    with pytest.raises(InputError) as caught:
+        report_comparison(comparison, kind=42)
+    assert str(caught.value) == "kind must be one of 'console', 'markdown', 'html'; got 42"

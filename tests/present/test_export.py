@@ -164,6 +164,19 @@ def test_export_rejects_what_is_not_a_notebook(tmp_path):
         export_html(tmp_path / "bad.ipynb")
 
 
+
+def test_wrong_types_are_named_not_attribute_errors():
+    for call, message in (
+        (lambda: export_html(42), "notebook must be a file path; got 42"),
+        (lambda: export_html("a.ipynb", out=3.5), "out must be a file path; got 3.5"),
+        (lambda: notebook_html("a.ipynb"), "nb must be a notebook (the NotebookNode execute_notebook returns); "
+                                           "got 'a.ipynb'"),
+    ):
+        with pytest.raises(InputError) as caught:
+            call()
+        assert str(caught.value) == message
+
+
 def test_export_html_is_a_lazy_top_level_name():
     assert cogeval.export_html is export_html and "export_html" in cogeval.__all__
 

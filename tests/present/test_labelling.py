@@ -111,7 +111,8 @@ def test_in_a_real_kernel_the_widget_is_shown_and_clicks_fill_the_result(tmp_pat
         nbformat.v4.new_code_cell(
             "human.widget.tie.click(); human.widget.tie.click()\n"
             "from cogeval import load_pairwise\n"
-            "print(result.win_rate('h').ties, load_pairwise(result.path).win_rate('h').ties)"),
+            "print(human.result.win_rate('h').ties, load_pairwise(result.path).win_rate('h').ties, "
+            "result.win_rate('h').ties)"),
     ]
     nbclient.NotebookClient(nb, kernel_name="python3", timeout=60,
                             resources={"metadata": {"path": str(tmp_path)}}).execute()
@@ -119,4 +120,4 @@ def test_in_a_real_kernel_the_widget_is_shown_and_clicks_fill_the_result(tmp_pat
     views = [o for o in first if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
     assert len(views) == 1
     assert [o.text for o in first if o.output_type == "stream"] == ["2 LabellingWidget\n"]
-    assert [o.text for o in second if o.output_type == "stream"] == ["2 2\n"]
+    assert [o.text for o in second if o.output_type == "stream"] == ["2 2 0\n"]  # the returned result is unchanged

@@ -86,3 +86,11 @@ def test_several_kinds_go_into_a_folder(result, tmp_path):
 def test_unknown_kind_lists_the_choices(result):
     with pytest.raises(InputError, match="^kind must be one of 'console', 'json', 'csv', 'markdown', 'ci'; got 'pdf'$"):
         result.report("pdf")
+
+
+def test_a_kind_of_a_wrong_type_lists_the_choices(result):
+    from cogeval.present.reporters import render
+
+    for call in (lambda: result.report(42), lambda: render(result, 42)):
+        with pytest.raises(InputError, match="^kind must be one of 'console', 'json', 'csv', 'markdown', 'ci'; got 42$"):
+            call()

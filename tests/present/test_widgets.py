@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipywidgets as widgets
+import numpy as np
 import pytest
 from present_runs import SCRIPT, make_run, make_store
 
@@ -73,7 +74,7 @@ def test_failures_show_a_message_instead_of_raising(store):
     explorer = run_explorer(store)
     explorer.seed.value = -1
     assert explorer.comparison is None and explorer.chart.outputs == () and explorer.cases.value == ""
-    assert "InputError: seed must be None or an integer &gt;= 0; got -1" in explorer.table.value
+    assert "InputError: seed must be None, an integer &gt;= 0 or a numpy Generator; got -1" in explorer.table.value
     explorer.seed.value = 0
     assert explorer.comparison is not None
     explorer.metrics.value = ()
@@ -176,9 +177,23 @@ def test_widget_functions_are_lazy_top_level_names():
 def test_run_explorer_checks_its_arguments(store):
     with pytest.raises(InputError, match=r"alpha must be a number in \(0, 1\); got 1.5"):
         run_explorer(store, alpha=1.5)
-    with pytest.raises(InputError, match="seed must be an integer >= 0; got None"):
-        run_explorer(store, seed=None)
+    with pytest.raises(InputError, match="^seed must be None, an integer >= 0 or a numpy Generator; got -1$"):
+        run_explorer(store, seed=-1)
     with pytest.raises(InputError, match="test must be one of 't', 'wilcoxon'; got 'z'"):
         run_explorer(store, test="z")
     explorer = run_explorer(store, alpha=0.3, test="wilcoxon")
     assert explorer.alpha.value == 0.3 and explorer.comparison.metrics["quality"].test == "wilcoxon"
+
+
+@pytest.mark.parametrize("seed", [None, np.random.default_rng(0)])
+def test_run_explorer_takes_any_seed_of_the_one_rule_and_records_none(store, seed):
+    explorer = run_explorer(store, seed=seed)
+    assert explorer.comparison.seed is None and explorer.seed.value == 0
+    explorer.seed.value = 4
+    assert explorer.comparison.seed == 4
+
+
+def test_case_explorer_names_a_wrong_comparison(runs):
+    with pytest.raises(InputError) as error:
+        case_explorer(42, *runs)
+    assert str(error.value) == "comparison must be a RunComparison or an EvalComparison result; got 42"

@@ -152,6 +152,27 @@ def test_client_errors_are_not_retried(chat_server, tmp_path):
     assert len(chat_server.requests) == 1
 
 
+def test_the_judge_client_is_created_before_the_first_calls_deadline(chat_server, tmp_path, monkeypatch):
+    import openai
+
+    events, real_client, real_timeout = [], openai.AsyncOpenAI, asyncio.timeout
+
+    def slow_client(*args, **kwargs):  # a cold start on a loaded machine, longer than the timeout
+        time.sleep(2.5)
+        events.append("client")
+        return real_client(*args, **kwargs)
+
+    def logged_timeout(delay):
+        events.append("deadline")
+        return real_timeout(delay)
+
+    monkeypatch.setattr(openai, "AsyncOpenAI", slow_client)
+    monkeypatch.setattr(asyncio, "timeout", logged_timeout)
+    chat_server.enqueue(completion('{"score": 4, "reasoning": "Right city."}'))
+    score = judged(correctness(), make_judge(chat_server, tmp_path, timeout=2.0, retries=0))
+    assert score.error is None and events == ["client", "deadline"]
+
+
 def test_slow_answer_past_the_timeout(chat_server, tmp_path):
     chat_server.enqueue(completion('{"score": 5, "reasoning": "late"}', delay=1.0))
     started = time.perf_counter()
@@ -301,7 +322,7 @@ def test_describe_and_repr_never_show_the_api_key(chat_server, tmp_path):
     ({"temperature": -1}, "temperature must be a number >= 0; got -1"),
     ({"concurrency": 0}, "concurrency must be an integer >= 1; got 0"),
     ({"cache": 3}, "cache must be True, False or a folder path; got 3"),
-    ({"retries": 11}, "retries must be an integer in [0, 10]; got 11"),
+    ({"retries": 11}, "retries must be an integer from 0 to 10; got 11"),
     ({"backoff": -1}, "backoff must be a number of seconds in [0, 30]; got -1"),
     ({"timeout": 0}, "timeout must be a finite number > 0; got 0"),
 ])

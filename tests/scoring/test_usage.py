@@ -9,6 +9,7 @@ import pytest
 
 from cogeval.errors import InputError
 from cogeval.scoring import StatisticalMetric, cost, from_description, latency, token_usage
+from cogeval.scoring.usage import BUILTIN_STATISTICAL_METRICS
 from cogeval.stats import Aggregate
 
 
@@ -92,3 +93,31 @@ def test_construction_errors():
         StatisticalMetric("latency.ms", lambda o: 1)
     with pytest.raises(InputError, match="value must be a callable value\\(outcome\\); got 3"):
         StatisticalMetric("x", 3)
+
+
+# -- one per-case mapping ---------------------------------------------------------------------------
+
+
+def test_per_case_is_the_one_mapping_and_compute_summarises_it():
+    outcomes = [outcome(duration_s=1.5, cost_usd=0.01, input_tokens=7, output_tokens=3), outcome()]
+    for factory, first in ((latency, 1.5), (cost, 0.01), (token_usage, 10.0)):
+        m = factory()
+        assert m.per_case(outcomes[0]) == first and math.isnan(m.per_case(outcomes[1]))
+        assert m.values(outcomes)[0] == first and m.compute(outcomes).mean == first
+
+
+def test_per_case_reads_a_row_of_a_results_table():
+    import pandas as pd
+
+    frame = pd.DataFrame({"duration_s": [0.5], "cost_usd": [float("nan")], "input_tokens": pd.array([None], "Int64"),
+                          "output_tokens": pd.array([4], "Int64")})
+    (row,) = frame.itertuples(index=False)
+    assert latency().per_case(row) == 0.5 and math.isnan(cost().per_case(row)) and token_usage().per_case(row) == 4.0
+
+
+def test_only_custom_statistical_metrics_write_their_per_case_values():
+    assert [f().writes_per_case for f in (latency, cost, token_usage)] == [False, False, False]
+    assert StatisticalMetric("tool_calls", lambda o: 1).writes_per_case
+    assert StatisticalMetric("latency", lambda o: 1).writes_per_case  # not the built-in reader: its values are its own
+    assert list(BUILTIN_STATISTICAL_METRICS) == ["latency", "cost", "token_usage"]
+    assert all(BUILTIN_STATISTICAL_METRICS[name]().name == name for name in BUILTIN_STATISTICAL_METRICS)

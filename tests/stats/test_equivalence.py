@@ -160,7 +160,9 @@ def test_frame_html_and_frozen():
     r = equivalence_test(HW_X, HW_Y, 1.0)
     assert isinstance(r, EquivalenceResult)
     frame = r.to_frame()
-    assert list(frame.columns) == ["mean_difference", "margin", "lower_p_value", "upper_p_value", "p_value", "equivalent"]
+    assert list(frame.columns) == ["test", "n", "statistic", "p_value", "mean_difference", "margin", "lower_p_value",
+                                   "upper_p_value", "equivalent"]
+    assert frame.loc[0, ["test", "n"]].tolist() == ["tost", 9]
     assert len(frame) == 1
     assert "<caption>EquivalenceResult</caption>" in r._repr_html_()
     with pytest.raises(AttributeError):

@@ -94,8 +94,10 @@ def test_t_test_accepts_series_and_integers():
 def test_t_test_frame_and_html():
     frame = paired_t_test(SLEEP_1, SLEEP_2).to_frame()
     assert list(frame.columns) == [
-        "t_statistic", "degrees_of_freedom", "p_value", "significant", "ci_low", "ci_high", "mean_difference",
+        "test", "n", "statistic", "p_value",
+        "t_statistic", "degrees_of_freedom", "significant", "ci_low", "ci_high", "mean_difference",
     ]
+    assert frame.loc[0, ["test", "n"]].tolist() == ["t", 10]
     assert len(frame) == 1
     html = paired_t_test(SLEEP_1, SLEEP_2)._repr_html_()
     assert isinstance(html, str) and "TTestResult" in html
@@ -281,12 +283,13 @@ def test_mcnemar_frame_and_html():
     r = mcnemars_test(86, 150)
     assert isinstance(r, McNemarResult)
     frame = r.to_frame()
-    assert list(frame.columns) == ["chi_square", "p_value", "significant", "exact"]
+    assert list(frame.columns) == ["test", "n", "statistic", "p_value", "chi_square", "significant", "exact"]
     # R ?mcnemar.test (Agresti 1990): chi-squared = 16.818, p-value = 4.115e-05; 63^2 / 236 exactly
-    assert frame.iloc[0].tolist() == [pytest.approx(63**2 / 236), pytest.approx(4.115e-05, abs=5e-9), True, False]
+    assert frame.iloc[0].tolist() == ["mcnemar", 236, pytest.approx(63**2 / 236), pytest.approx(4.115e-05, abs=5e-9),
+                                      pytest.approx(63**2 / 236), True, False]
     html = r._repr_html_()
     assert "<caption>McNemarResult</caption>" in html
-    assert "<tr><th>chi_square</th><td>16.82</td></tr><tr><th>p_value</th><td>4.115e-05</td></tr>" in html
+    assert "<tr><th>statistic</th><td>16.82</td></tr><tr><th>p_value</th><td>4.115e-05</td></tr>" in html
 
 
 # --- wilcoxon_test ----------------------------------------------------------
@@ -396,8 +399,21 @@ def test_wilcoxon_bad_input_names_the_argument(a, b, kwargs, message):
 def test_wilcoxon_frame_and_html():
     r = wilcoxon_test(HW_X, HW_Y)
     assert isinstance(r, WilcoxonResult)
-    assert list(r.to_frame().columns) == ["statistic", "p_value", "significant", "exact"]
+    assert list(r.to_frame().columns) == ["test", "n", "statistic", "p_value", "significant", "exact"]
+    assert r.to_frame().loc[0, ["test", "n", "statistic"]].tolist() == ["wilcoxon", 9, 40.0]  # R: V = 40
     assert "WilcoxonResult" in r._repr_html_()
+
+
+def test_results_of_different_tests_stack_into_one_tidy_table():
+    import pandas as pd
+
+    rows = pd.concat([paired_t_test(SLEEP_1, SLEEP_2).to_frame(), mcnemars_test(86, 150).to_frame(),
+                      wilcoxon_test(HW_X, HW_Y).to_frame()], ignore_index=True)
+    assert list(rows.columns[:4]) == ["test", "n", "statistic", "p_value"]
+    # R: t.test(sleep) t = -4.0621, p = 0.002833; mcnemar.test 16.818, 4.115e-05; wilcox.test V = 40, p = 0.03906
+    assert rows["test"].tolist() == ["t", "mcnemar", "wilcoxon"] and rows["n"].tolist() == [10, 236, 9]
+    assert rows["statistic"].tolist() == pytest.approx([-4.0621, 16.818, 40.0], abs=5e-4)
+    assert rows["p_value"].tolist() == pytest.approx([0.002833, 4.115e-05, 0.03906], abs=5e-6)
 
 
 def test_results_are_frozen():

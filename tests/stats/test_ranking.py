@@ -260,7 +260,7 @@ def test_bad_pairs_are_named(pairs, message):
 def test_bad_bootstrap_arguments_are_named():
     with pytest.raises(InputError, match=r"^n_bootstrap must be an integer >= 0; got -1$"):
         bradley_terry(SMALL, n_bootstrap=-1)
-    with pytest.raises(InputError, match=r"^seed must be None, a non-negative integer or a numpy Generator; got 'x'$"):
+    with pytest.raises(InputError, match=r"^seed must be None, an integer >= 0 or a numpy Generator; got 'x'$"):
         bradley_terry(SMALL, seed="x")
 
 

@@ -28,7 +28,8 @@ from cogeval import (
     run_pairwise,
     wilson_interval,
 )
-from cogeval.compare.pairwise import (
+from cogeval.errors import InputError, RunFileError
+from cogeval.pairwise import (
     PAIRWISE_COLUMNS,
     PAIRWISE_FORMAT,
     Comparator,
@@ -38,7 +39,6 @@ from cogeval.compare.pairwise import (
     arun_pairwise,
     parse_preference,
 )
-from cogeval.errors import InputError, RunFileError
 from cogeval.scoring.judge import JudgeError
 
 DOCS = pathlib.Path(__file__).parents[2] / "docs" / "pairwise.md"
@@ -205,7 +205,8 @@ def test_save_and_load_next_to_run_files(tmp_path):
     store = RunStore(tmp_path)
     result = result_of({"j": [Verdict("tie", ab="a", ba="b", reasoning="r", details={"judge_usage": {"calls": 2}})]})
     path = result.save(store)
-    assert path == tmp_path / f"{RUN_ID}.pairwise.json" and result.path == path
+    assert path == tmp_path / f"{RUN_ID}.pairwise.json"
+    assert result.path is None  # a result never changes: saving it does not either
     document = json.loads(path.read_text())
     assert (document["format"], document["version"], document["names"]) == ("cogeval.pairwise", 1, ["a", "b"])
     with warnings.catch_warnings():
@@ -213,6 +214,7 @@ def test_save_and_load_next_to_run_files(tmp_path):
         assert store.list() == []
     loaded = load_pairwise(path)
     assert loaded == result and loaded.win_rate("j") == result.win_rate("j") and loaded.flips().flips == 1
+    assert loaded.path == path
     assert [p.name for p in tmp_path.iterdir()] == [path.name]  # atomic: no temporary file left
 
 
@@ -225,7 +227,8 @@ def test_loading_something_else_names_the_file(tmp_path):
     path.write_text('{"format": "cogeval.pairwise", "version": 1, "tasks": []}')
     with pytest.raises(RunFileError) as caught:
         load_pairwise(path)
-    assert str(caught.value) == f"pairwise file '{path}' is invalid: KeyError: 'verdicts'"
+    assert str(caught.value) == (f"pairwise file '{path}' is invalid: id: Field required; created_at: Field required; "
+                                 "names: Field required; and 2 more errors")
 
 
 # -- run_pairwise ------------------------------------------------------------------------------
@@ -338,11 +341,14 @@ def test_human_widget_fills_verdicts_as_people_click_and_saves_when_done(tmp_pat
     widget = human.widget
     firsts = [v.details["first"] for v in result.verdicts["h"]]
     b_position = [widget.one if first == "b" else widget.two for first in firsts]
-    b_position[0].click()
-    assert result.win_rate("h").wins == 1 and result.win_rate("h").missing == 1
+    b_position[0].click()  # each click makes a new result; the one returned stays as it was
+    assert human.result.win_rate("h").wins == 1 and human.result.win_rate("h").missing == 1
+    assert result.win_rate("h").missing == 2 and human.result.path is None
     b_position[1].click()
-    assert result.win_rate("h").rate == 1.0 and widget.index is None
-    assert load_pairwise(result.path).win_rate("h").wins == 2  # saved again once all were labelled
+    assert human.result.win_rate("h").rate == 1.0 and widget.index is None
+    assert result.win_rate("h").missing == 2
+    assert human.result.path == result.path  # saved again once all were labelled
+    assert load_pairwise(result.path).win_rate("h").wins == 2
 
 
 def test_async_form_inside_a_running_loop():

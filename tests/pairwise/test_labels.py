@@ -17,8 +17,8 @@ from cogeval import (
     human_pairwise,
     run_pairwise,
 )
-from cogeval.compare.labels import MANIFEST_FIELDS, source_tasks
 from cogeval.errors import DatasetError, InputError
+from cogeval.pairwise import MANIFEST_FIELDS, source_tasks
 
 DATA = [{"input": "2+2", "expected": "4"}, {"input": "3+3", "expected": "6"}, {"input": "5*5", "expected": "25"},
         {"input": "2+2", "expected": "4"}]
