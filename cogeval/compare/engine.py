@@ -13,53 +13,28 @@ Cohen's d_z; the verdict against the margin, with TOST for ``equivalent``;
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from numbers import Real
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from cogeval import _columns as col
-from cogeval._check import check_choice, check_positive_int, check_probability, check_seed, describe
+from cogeval._check import check_choice, check_probability, check_seed, describe
 from cogeval.compare.pairing import check_scores, metrics_of, pair_scores
 from cogeval.compare.result import MetricComparison, RunComparison, RunInfo
 from cogeval.errors import InputError
-from cogeval.stats import (
-    Interval,
-    adjust_p_values,
-    cohens_d,
-    mcnemars_test,
-    paired_t_test,
-    wilcoxon_test,
-)
-from cogeval.stats.equivalence import equivalence_test
-from cogeval.stats.inversion import holm_levels, mcnemar_interval, paired_proportion_interval, wilcoxon_interval
-from cogeval.stats.power import minimum_detectable_effect, plan_sample_size
+from cogeval.compare.paired import TOLERANCE, PairedTest, agreeing_interval, inverted_interval, noise_floor, paired_test
+from cogeval.compare.verdicts import check_decide_on, check_margins, equivalent, overall, power, verdict, winner
+from cogeval.stats import adjust_p_values, cohens_d
+from cogeval.stats.inversion import holm_levels
 
-__all__ = [
-    "CHANGES_COLUMNS", "ROLES", "TESTS", "TOLERANCE", "VERDICTS", "PairedTest", "agreeing_interval",
-    "compare_scores", "inverted_interval", "noise_floor", "paired_test", "short_input",
-]
+__all__ = ["CHANGES_COLUMNS", "TESTS", "TOLERANCE", "compare_scores", "short_input"]
 
 TESTS = ("t", "wilcoxon")
 """The tests ``test=`` accepts for non-binary metrics."""
-
-TOLERANCE = 1e-9
-"""A paired difference at most this large (in absolute value) is no change: it is set to exactly 0
-before every test, interval, effect size and count (the noise floor)."""
-
-ROLES = ("decides", "informs")
-"""A compared metric either decides the verdict (and its Holm family) or informs (its own Holm family)."""
-
-VERDICTS = ("better", "worse", "equivalent", "inconclusive")
-"""A metric's verdict; a run's verdict may also be ``mixed`` (some deciding metrics better, some worse)."""
-
-POWER = 0.8
-"""The power behind ``mde`` and ``n_needed``."""
 
 MIN_PAIRS = 30
 """Fewer paired cases than this give a warning."""
@@ -129,198 +104,6 @@ def _check_directions(directions: Any, metrics: Sequence[str]) -> dict[str, bool
     return out
 
 
-@dataclasses.dataclass(frozen=True)
-class PairedTest:
-    """The test of one metric's paired differences ``d = head - base`` (noise floor applied)."""
-
-    name: str
-    """``mcnemar``, ``mcnemar-exact``, ``t``, ``wilcoxon`` or ``none`` (fewer than 2 pairs)."""
-    p_value: float
-    exact: bool
-    """The exact null distribution was used (McNemar's binomial, Wilcoxon's signed-rank)."""
-    side: float
-    """+1 when the differences lean positive (by the test's own statistic), -1 negative, 0 neither."""
-    statistic: float = math.nan
-    """The test statistic: t, McNemar's chi-square or Wilcoxon's V (NaN without a test)."""
-    discordant: tuple[int, int] = (0, 0)
-    """McNemar's (b, c): base 1 & head 0, base 0 & head 1."""
-
-
-def noise_floor(d: np.ndarray) -> np.ndarray:
-    """``d`` with every difference of at most :data:`TOLERANCE` in absolute value set to exactly 0.
-
-    >>> noise_floor(np.array([0.1 + 0.2 - 0.3, 0.5, -1e-12])).tolist()
-    [0.0, 0.5, 0.0]
-    """
-    return np.where(np.abs(d) <= TOLERANCE, 0.0, d)
-
-
-def is_binary(b: np.ndarray, h: np.ndarray) -> bool:
-    """Every paired value on both sides is 0 or 1."""
-    return bool(np.isin(b, (0.0, 1.0)).all() and np.isin(h, (0.0, 1.0)).all())
-
-
-def paired_test(b: np.ndarray, h: np.ndarray, test: str) -> PairedTest:
-    """The paired test of ``h`` against ``b`` as a comparison runs it (McNemar for 0/1 values, else ``test``).
-
-    Differences within :data:`TOLERANCE` of 0 count as no change, so float
-    noise cannot move a test; other differences are ranked as R ranks them.
-
-    >>> paired_test(np.array([0.3] * 8), np.array([0.1 + 0.2] * 7 + [0.3]), "t").p_value
-    1.0
-    """
-    n = len(b)
-    if n < 2:
-        return PairedTest("none", 1.0, False, 0.0)
-    d = noise_floor(h - b)
-    if is_binary(b, h):
-        worse, better = int(np.sum(d < 0)), int(np.sum(d > 0))
-        r = mcnemars_test(worse, better)
-        return PairedTest(r.test, r.p_value, r.exact, float(np.sign(better - worse)), r.statistic, (worse, better))
-    zeros = np.zeros(n)
-    if test == "t":
-        t = paired_t_test(d, zeros)
-        return PairedTest("t", t.p_value, False, float(np.sign(d.mean())), t.statistic)
-    w = wilcoxon_test(d, zeros)
-    return PairedTest("wilcoxon", w.p_value, w.exact, float(np.sign(w.statistic - w.n * (w.n + 1) / 4)), w.statistic)
-
-
-def inverted_interval(b: np.ndarray, h: np.ndarray, tested: PairedTest, level: float) -> Interval:
-    """The interval of the difference that inverts ``tested`` at level ``1 - level`` (NaN when there is no test).
-
-    t: the t-interval of the mean difference; McNemar: the interval of the
-    difference in proportions from the discordant pairs; Wilcoxon: the
-    Hodges–Lehmann shift interval. See ``docs/statistics-intervals.md``.
-    """
-    n = len(b)
-    if n == 0 or math.isnan(tested.p_value) or (tested.name != "none" and math.isnan(level)):
-        return Interval(math.nan, math.nan)
-    d = noise_floor(h - b)
-    if tested.name == "none":
-        return Interval(float(d[0]), float(d[0]))
-    confidence = 1 - level
-    if tested.name.startswith("mcnemar"):
-        worse, better = tested.discordant
-        return mcnemar_interval(worse, better, n, confidence=confidence, exact=tested.exact)
-    if tested.name == "t":
-        return paired_t_test(d, np.zeros(n), confidence=confidence).confidence_interval
-    return wilcoxon_interval(d, np.zeros(n), confidence=confidence, exact=tested.exact)
-
-
-def agreeing_interval(interval: Interval, significant: bool, side: float) -> Interval:
-    """``interval`` made to exclude 0 exactly when ``significant``.
-
-    Test inversion gives this already, up to the last bit of rounding at the
-    boundary and the discreteness of a rank test at exactly 0 (where it drops
-    the zero differences). Not significant: the interval is widened to reach 0.
-    Significant but touching 0: it keeps the side the test leans to, open at 0
-    (its end there is the smallest positive float).
-    """
-    low, high = interval
-    if math.isnan(low) or (low > 0 or high < 0) == significant:
-        return interval
-    if not significant:
-        return Interval(min(low, 0.0), max(high, 0.0))
-    tiny = math.ulp(0.0)
-    if side >= 0:
-        return Interval(tiny, max(high, tiny))
-    return Interval(min(low, -tiny), -tiny)
-
-
-def _verdict(interval: Interval, higher_is_better: bool, margin: float, equivalent: bool) -> str:
-    """``better``/``worse`` when the interval lies beyond the margin on one side, else ``equivalent`` or ``inconclusive``."""
-    low, high = interval if higher_is_better else (-interval.high, -interval.low)
-    if low > margin:
-        return "better"
-    if high < -margin:
-        return "worse"
-    return "equivalent" if equivalent else "inconclusive"
-
-
-def _equivalent(b: np.ndarray, h: np.ndarray, margin: float, alpha: float) -> bool:
-    """The paired mean difference is shown within ``(-margin, margin)`` at level ``alpha`` (TOST)."""
-    if margin <= 0 or len(b) < 2:
-        return False
-    if is_binary(b, h):
-        low, high = paired_proportion_interval(h, b, confidence=1 - 2 * alpha)
-        return bool(-margin < low and high < margin)
-    d = noise_floor(h - b)
-    return bool(equivalence_test(d, np.zeros(len(d)), margin, alpha=alpha).equivalent)
-
-
-def _power(b: np.ndarray, h: np.ndarray, difference: float, level: float, margin: float,
-           alpha: float, family_size: int) -> tuple[float, int | None]:
-    """(mde, n_needed) of one metric; NaN / None when undefined."""
-    n = len(b)
-    if n < 2 or math.isnan(level):
-        return math.nan, None
-    d = noise_floor(h - b)
-    sd = float(d.std(ddof=1))
-    mde = minimum_detectable_effect(sd, n, alpha=level, power=POWER) if sd > 0 else math.nan
-    effect = margin if margin > 0 else abs(difference)
-    binary = is_binary(b, h)
-    if effect == 0 or (sd == 0 and not binary):
-        return mde, None
-    try:
-        if binary:
-            needed = plan_sample_size(effect, discordance=float(np.count_nonzero(d)) / n, alpha=alpha,
-                                      power=POWER, family_size=family_size)
-        else:
-            needed = plan_sample_size(effect, sd=sd, alpha=alpha, power=POWER, family_size=family_size)
-    except InputError:  # an effect larger than the discordance can allow
-        return mde, None
-    return mde, needed
-
-
-def _check_decide_on(decide_on: Any, names: Sequence[str], default: list[str]) -> list[str]:
-    if decide_on is None:
-        return default
-    if isinstance(decide_on, str) or not isinstance(decide_on, Iterable):
-        raise InputError(f"decide_on must be None or a list of metric names; got {describe(decide_on)}")
-    chosen = list(dict.fromkeys(decide_on))
-    for m in chosen:
-        if m not in names:
-            raise InputError(f"decide_on names {describe(m)}, which is not compared; "
-                             f"the compared metrics are: {', '.join(names) or 'none'}")
-    return chosen
-
-
-def _check_margins(margins: Any, names: Sequence[str]) -> dict[str, float]:
-    if margins is None:
-        return {}
-    if not isinstance(margins, Mapping):
-        raise InputError(f"margins must map metric names to the smallest difference that matters; got {describe(margins)}")
-    out = {}
-    for m, value in margins.items():
-        if m not in names:
-            raise InputError(f"margins names {describe(m)}, which is not compared; "
-                             f"the compared metrics are: {', '.join(names) or 'none'}")
-        if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value < 0:
-            raise InputError(f"margins[{m!r}] must be a finite number >= 0 in the metric's units; got {describe(value)}")
-        out[m] = float(value)
-    return out
-
-
-def _overall(verdicts: Sequence[str]) -> str:
-    """The run's verdict from its deciding metrics' verdicts."""
-    better, worse = "better" in verdicts, "worse" in verdicts
-    if better and worse:
-        return "mixed"
-    if worse:
-        return "worse"
-    if better:
-        return "better"
-    if verdicts and all(v == "equivalent" for v in verdicts):
-        return "equivalent"
-    return "inconclusive"
-
-
-def _winner(significant: bool, interval: Interval, higher_is_better: bool) -> str:
-    if not significant:
-        return "tie"
-    return "head" if (interval.low > 0) == higher_is_better else "base"
-
-
 def compare_scores(
     base: pd.DataFrame,
     head: pd.DataFrame,
@@ -378,8 +161,8 @@ def compare_scores(
     explicit = metrics is not None
     directions = _check_directions(directions, names)
     informing = set(informing)
-    deciding = set(_check_decide_on(decide_on, names, [m for m in names if m not in informing]))
-    margins = _check_margins(margins, names)
+    deciding = set(check_decide_on(decide_on, names, [m for m in names if m not in informing]))
+    margins = check_margins(margins, names)
     pairing = pair_scores(base, head, directions=directions)
     one_sided = pairing.base_errored != pairing.head_errored
     both_failed = pairing.base_errored & pairing.head_errored
@@ -438,16 +221,16 @@ def compare_scores(
         interval = agreeing_interval(inverted_interval(b, h, tested, level), significant, tested.side)
         difference = float(np.mean(noise_floor(h - b))) if n else math.nan
         margin = margins.get(name, 0.0)
-        mde, needed = _power(b, h, difference, level, margin, alpha, family_sizes[name])
+        mde, needed = power(b, h, difference, level, margin, alpha, family_sizes[name])
         improved, regressed = counts[name]
         results[name] = MetricComparison(
             metric=name, higher_is_better=up, base=float(b.mean()) if n else math.nan,
             head=float(h.mean()) if n else math.nan, n=n, difference=difference, ci=interval,
             effect_size=cohens_d(noise_floor(h - b), np.zeros(n)) if n else math.nan,
             test=tested.name, statistic=tested.statistic, p_value=float(tested.p_value), adjusted_p_value=float(adj),
-            significant=significant, winner=_winner(significant, interval, up),
+            significant=significant, winner=winner(significant, interval, up),
             improved=improved, regressed=regressed, role="decides" if name in deciding else "informs",
-            verdict=_verdict(interval, up, margin, _equivalent(b, h, margin, alpha)),
+            verdict=verdict(interval, up, margin, equivalent(b, h, margin, alpha)),
             margin=margin, ci_level=1 - level if not math.isnan(level) else math.nan, mde=mde, n_needed=needed,
         )
     notes += _power_warnings(results.values(), tests)
@@ -472,7 +255,7 @@ def compare_scores(
         changes=_changes(pairing.units, pairing.base, pairing.head, changed, inputs),
         alpha=alpha,
         seed=seed,
-        verdict=_overall([m.verdict for m in deciders]),
+        verdict=overall([m.verdict for m in deciders]),
         margins=margins,
     )
 

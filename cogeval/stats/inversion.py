@@ -33,9 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from cogeval._check import as_float_array, check_probability, check_same_length, describe
+from cogeval._check import as_float_array, check_probability, check_same_length
 from cogeval.errors import InputError
-from cogeval.stats.intervals import _z, wilson_interval
+from cogeval.stats.intervals import wilson_interval
 from cogeval.stats.paired import _check_count, wilcoxon_test
 from cogeval.stats.result import Interval
 

@@ -12,7 +12,8 @@ import pytest
 from statsmodels.stats.multitest import multipletests
 
 from cogeval import EvalRun, Leaderboard, RunStore, Variants, compare_runs, exact_match, metric, run_variants
-from cogeval.compare.variants import LEADERBOARD_COLUMNS, arun_variants
+from cogeval.compare.leaderboard import LEADERBOARD_COLUMNS
+from cogeval.compare.variants import arun_variants
 from cogeval.errors import InputError
 from cogeval.execution import run_sync
 from cogeval.stats import adjust_p_values, bootstrap_ci

@@ -1,0 +1,126 @@
+"""The paired test of one metric as a comparison runs it, and the interval that inverts it.
+
+The noise floor comes first: a paired difference within :data:`TOLERANCE` of
+0 is exactly 0. Then McNemar's test for 0/1 values, else the paired t-test or
+Wilcoxon; the interval inverts that test at a given level
+(:mod:`cogeval.stats.inversion`), and :func:`agreeing_interval` makes sure it
+excludes 0 exactly when the metric is significant.
+
+>>> tested = paired_test(np.array([0.0, 0, 0, 0, 1, 1]), np.array([1.0, 1, 1, 1, 1, 0]), "t")
+>>> tested.name, tested.discordant, round(tested.p_value, 4)  # b = 1, c = 4: R binom.test(1, 5)
+('mcnemar-exact', (1, 4), 0.375)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from cogeval.stats import Interval, mcnemars_test, paired_t_test, wilcoxon_test
+from cogeval.stats.inversion import mcnemar_interval, wilcoxon_interval
+
+__all__ = ["TOLERANCE", "PairedTest", "agreeing_interval", "inverted_interval", "is_binary", "noise_floor", "paired_test"]
+
+TOLERANCE = 1e-9
+"""A paired difference at most this large (in absolute value) is no change: it is set to exactly 0
+before every test, interval, effect size and count (the noise floor)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class PairedTest:
+    """The test of one metric's paired differences ``d = head - base`` (noise floor applied)."""
+
+    name: str
+    """``mcnemar``, ``mcnemar-exact``, ``t``, ``wilcoxon`` or ``none`` (fewer than 2 pairs)."""
+    p_value: float
+    exact: bool
+    """The exact null distribution was used (McNemar's binomial, Wilcoxon's signed-rank)."""
+    side: float
+    """+1 when the differences lean positive (by the test's own statistic), -1 negative, 0 neither."""
+    statistic: float = math.nan
+    """The test statistic: t, McNemar's chi-square or Wilcoxon's V (NaN without a test)."""
+    discordant: tuple[int, int] = (0, 0)
+    """McNemar's (b, c): base 1 & head 0, base 0 & head 1."""
+
+
+def noise_floor(d: np.ndarray) -> np.ndarray:
+    """``d`` with every difference of at most :data:`TOLERANCE` in absolute value set to exactly 0.
+
+    >>> noise_floor(np.array([0.1 + 0.2 - 0.3, 0.5, -1e-12])).tolist()
+    [0.0, 0.5, 0.0]
+    """
+    return np.where(np.abs(d) <= TOLERANCE, 0.0, d)
+
+
+def is_binary(b: np.ndarray, h: np.ndarray) -> bool:
+    """Every paired value on both sides is 0 or 1."""
+    return bool(np.isin(b, (0.0, 1.0)).all() and np.isin(h, (0.0, 1.0)).all())
+
+
+def paired_test(b: np.ndarray, h: np.ndarray, test: str) -> PairedTest:
+    """The paired test of ``h`` against ``b`` as a comparison runs it (McNemar for 0/1 values, else ``test``).
+
+    Differences within :data:`TOLERANCE` of 0 count as no change, so float
+    noise cannot move a test; other differences are ranked as R ranks them.
+
+    >>> paired_test(np.array([0.3] * 8), np.array([0.1 + 0.2] * 7 + [0.3]), "t").p_value
+    1.0
+    """
+    n = len(b)
+    if n < 2:
+        return PairedTest("none", 1.0, False, 0.0)
+    d = noise_floor(h - b)
+    if is_binary(b, h):
+        worse, better = int(np.sum(d < 0)), int(np.sum(d > 0))
+        r = mcnemars_test(worse, better)
+        return PairedTest(r.test, r.p_value, r.exact, float(np.sign(better - worse)), r.statistic, (worse, better))
+    zeros = np.zeros(n)
+    if test == "t":
+        t = paired_t_test(d, zeros)
+        return PairedTest("t", t.p_value, False, float(np.sign(d.mean())), t.statistic)
+    w = wilcoxon_test(d, zeros)
+    return PairedTest("wilcoxon", w.p_value, w.exact, float(np.sign(w.statistic - w.n * (w.n + 1) / 4)), w.statistic)
+
+
+def inverted_interval(b: np.ndarray, h: np.ndarray, tested: PairedTest, level: float) -> Interval:
+    """The interval of the difference that inverts ``tested`` at level ``1 - level`` (NaN when there is no test).
+
+    t: the t-interval of the mean difference; McNemar: the interval of the
+    difference in proportions from the discordant pairs; Wilcoxon: the
+    Hodges–Lehmann shift interval. See ``docs/statistics-intervals.md``.
+    """
+    n = len(b)
+    if n == 0 or math.isnan(tested.p_value) or (tested.name != "none" and math.isnan(level)):
+        return Interval(math.nan, math.nan)
+    d = noise_floor(h - b)
+    if tested.name == "none":
+        return Interval(float(d[0]), float(d[0]))
+    confidence = 1 - level
+    if tested.name.startswith("mcnemar"):
+        worse, better = tested.discordant
+        return mcnemar_interval(worse, better, n, confidence=confidence, exact=tested.exact)
+    if tested.name == "t":
+        return paired_t_test(d, np.zeros(n), confidence=confidence).confidence_interval
+    return wilcoxon_interval(d, np.zeros(n), confidence=confidence, exact=tested.exact)
+
+
+def agreeing_interval(interval: Interval, significant: bool, side: float) -> Interval:
+    """``interval`` made to exclude 0 exactly when ``significant``.
+
+    Test inversion gives this already, up to the last bit of rounding at the
+    boundary and the discreteness of a rank test at exactly 0 (where it drops
+    the zero differences). Not significant: the interval is widened to reach 0.
+    Significant but touching 0: it keeps the side the test leans to, open at 0
+    (its end there is the smallest positive float).
+    """
+    low, high = interval
+    if math.isnan(low) or (low > 0 or high < 0) == significant:
+        return interval
+    if not significant:
+        return Interval(min(low, 0.0), max(high, 0.0))
+    tiny = math.ulp(0.0)
+    if side >= 0:
+        return Interval(tiny, max(high, tiny))
+    return Interval(min(low, -tiny), -tiny)
