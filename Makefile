@@ -1,7 +1,7 @@
 # Two commands do everything on a fresh machine (see README.md):
 #   make demo   -- the offline demo
-#   make test   -- the test suite (what .ci/run calls)
-# While developing, `make test-quick` skips the slow and browser tests.
+#   make test   -- lint (ruff, mypy), then the test suite (what .ci/run calls)
+# While developing, `make test-quick` skips the lint and the slow and browser tests; `make lint` runs the lint alone.
 # The virtual environment is created on first use and refreshed when pyproject.toml changes.
 
 VENV  ?= .venv
@@ -9,7 +9,7 @@ PY    := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export UV_COMPILE_BYTECODE := 1
 
-.PHONY: demo test test-quick bench
+.PHONY: demo lint test test-quick bench
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -21,7 +21,11 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(VENV)/bin/cogeval demo
 
-test: $(STAMP)
+lint: $(STAMP)
+	$(VENV)/bin/ruff check cogeval tests
+	$(VENV)/bin/mypy
+
+test: lint
 	$(PY) -m pytest
 
 test-quick: $(STAMP)

@@ -189,26 +189,19 @@ __all__ = [
     "wilson_interval",
 ]
 
-_PRESENT = {
-    "case_explorer": "cogeval.present.widgets",
-    "plot_changes": "cogeval.present.plots",
-    "plot_comparison": "cogeval.present.plots",
-    "plot_history": "cogeval.present.plots",
-    "plot_scores": "cogeval.present.plots",
-    "run_explorer": "cogeval.present.widgets",
-    "comparison_html": "cogeval.present.comparison_report",
-    "comparison_markdown": "cogeval.present.comparison_report",
-    "export_html": "cogeval.present.notebook",
-    "report_comparison": "cogeval.present.comparison_report",
-}
+_PRESENT = frozenset({
+    "case_explorer", "comparison_html", "comparison_markdown", "export_html", "plot_changes", "plot_comparison",
+    "plot_history", "plot_scores", "report_comparison", "run_explorer",
+})
+"""Presentation functions re-exported here, loaded from ``cogeval.present`` on first use."""
 
 
 def __getattr__(name: str):
-    """Load presentation functions on first use, so ``import cogeval`` stays light."""
+    """Load presentation functions on first use (through :mod:`cogeval._backend`), so ``import cogeval`` stays light."""
     if name in _PRESENT:
-        import importlib
+        from cogeval import _backend
 
-        value = getattr(importlib.import_module(_PRESENT[name]), name)
+        value = _backend.presenter(name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'cogeval' has no attribute {name!r}")

@@ -12,11 +12,12 @@ raises :class:`~cogeval.errors.InputError` (a ``ValueError``)::
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sized
 from numbers import Integral, Real
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
+import numpy.typing as npt
 
 from cogeval.errors import InputError
 
@@ -32,6 +33,7 @@ __all__ = [
     "check_same_length",
     "check_seed",
     "describe",
+    "is_real",
 ]
 
 MAX_RETRIES = 10
@@ -44,13 +46,18 @@ def describe(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _is_real(value: Any) -> bool:
+def is_real(value: Any) -> TypeGuard[float]:
+    """True for a real number that is not a bool (int, float, numpy scalars, Fraction).
+
+    Typed as a guard for ``float`` so that the comparisons after it check: the
+    ``numbers.Real`` stubs define no ``>=`` or ``>``.
+    """
     return isinstance(value, Real) and not isinstance(value, bool)
 
 
 def check_probability(name: str, value: Any, *, open_interval: bool = False) -> float:
     """Return ``value`` as a float in [0, 1] (or (0, 1) when ``open_interval``)."""
-    ok = _is_real(value) and (0 < value < 1 if open_interval else 0 <= value <= 1)
+    ok = is_real(value) and (0 < value < 1 if open_interval else 0 <= value <= 1)
     if not ok:
         bounds = "(0, 1)" if open_interval else "[0, 1]"
         raise InputError(f"{name} must be a number in {bounds}; got {describe(value)}")
@@ -66,7 +73,7 @@ def check_positive_int(name: str, value: Any, *, minimum: int = 1) -> int:
 
 def check_positive_number(name: str, value: Any) -> float:
     """Return ``value`` as a finite float > 0."""
-    if not _is_real(value) or not math.isfinite(value) or value <= 0:
+    if not is_real(value) or not math.isfinite(value) or value <= 0:
         raise InputError(f"{name} must be a finite number > 0; got {describe(value)}")
     return float(value)
 
@@ -87,7 +94,7 @@ def check_seed(name: str, value: Any) -> int | np.random.Generator | None:
     """
     if value is None or isinstance(value, np.random.Generator):
         return value
-    if isinstance(value, Integral) and not isinstance(value, bool) and value >= 0:
+    if isinstance(value, Integral) and not isinstance(value, bool) and int(value) >= 0:
         return int(value)
     raise InputError(f"{name} must be None, an integer >= 0 or a numpy Generator; got {describe(value)}")
 
@@ -102,7 +109,7 @@ def check_retries(name: str, value: Any) -> int:
         ...
         cogeval.errors.InputError: retries must be an integer from 0 to 10; got 11
     """
-    if isinstance(value, Integral) and not isinstance(value, bool) and 0 <= value <= MAX_RETRIES:
+    if isinstance(value, Integral) and not isinstance(value, bool) and 0 <= int(value) <= MAX_RETRIES:
         return int(value)
     raise InputError(f"{name} must be an integer from 0 to {MAX_RETRIES}; got {describe(value)}")
 
@@ -116,7 +123,7 @@ def check_choice(name: str, value: Any, choices: Iterable[str]) -> str:
     raise InputError(f"{name} must be one of {listed}; got {describe(value)}")
 
 
-def as_float_array(name: str, values: Any, *, allow_nan: bool = False) -> np.ndarray:
+def as_float_array(name: str, values: Any, *, allow_nan: bool = False) -> npt.NDArray[np.float64]:
     """Return ``values`` as a 1-D float array, refusing text, nesting, inf and (unless allowed) NaN."""
     try:
         array = np.asarray(values, dtype=float)
@@ -134,7 +141,7 @@ def as_float_array(name: str, values: Any, *, allow_nan: bool = False) -> np.nda
     return array
 
 
-def check_same_length(name_a: str, a: np.ndarray, name_b: str, b: np.ndarray) -> None:
+def check_same_length(name_a: str, a: Sized, name_b: str, b: Sized) -> None:
     """Raise when two paired samples differ in length, naming both."""
     if len(a) != len(b):
         raise InputError(
@@ -169,7 +176,7 @@ def _json_value(path: str, value: Any) -> Any:
         return cleaned
     if isinstance(value, (list, tuple)):
         return [_json_value(f"{path}[{i}]", item) for i, item in enumerate(value)]
-    if isinstance(value, bool) or isinstance(value, str):
+    if isinstance(value, (bool, str)):
         return value
     if isinstance(value, Integral):
         return int(value)

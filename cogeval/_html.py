@@ -62,7 +62,7 @@ def _cell(value: Any, raw: bool) -> str:
 
 
 def html_table(
-    rows: Iterable[Mapping[str, Any]],
+    rows: Iterable[Mapping[Any, Any]],  # Any keys: DataFrame.to_dict("records") is typed dict[Hashable, Any]
     columns: Iterable[str],
     *,
     caption: str | None = None,
@@ -108,7 +108,7 @@ def safe_html(method: Callable[..., str]) -> Callable[..., str]:
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> str:
         try:
             return method(self, *args, **kwargs)
-        except Exception as error:  # display must never raise
+        except Exception as error:  # noqa: BLE001 - display must never raise
             name = type(self).__name__
             return f"<pre>{escape(name)}: could not display ({escape(type(error).__name__)}: {escape(error)})</pre>"
 

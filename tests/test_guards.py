@@ -14,10 +14,11 @@ PACKAGE = pathlib.Path(cogeval.__file__).parent
 
 # Layers of DESIGN §1: a module may import its own layer and lower ones, never higher.
 # stats is special: it imports the core (L0) only, so it is a leaf every layer may use.
-# Convenience methods on results (`result.report()`, `.plot()`) reach the present
-# layer through an import inside the method, so that importing a result never loads it.
+# present (L6: present/, cli, examples) is a leaf: nothing below it imports it, not even inside
+# a function. Convenience methods on results (`result.report()`, `.plot()`) reach it by name
+# through the one dispatch, cogeval._backend.presenter (see docs/notebooks.md).
 LAYERS = {
-    "errors": 0, "_columns": 0, "_check": 0, "_html": 0, "_files": 0,
+    "errors": 0, "_columns": 0, "_check": 0, "_html": 0, "_files": 0, "_text": 0, "_backend": 0,
     "data": 1,
     "execution": 2,
     "scoring": 3,
@@ -90,17 +91,109 @@ def test_no_module_imports_a_higher_layer():
         if relative.parts == ("__init__",):
             continue
         own = _layer("cogeval." + ".".join(relative.parts))
-        for line, target, in_function in _imports(path):
+        for line, target, _ in _imports(path):
             theirs = _layer(target)
             if theirs is None or theirs == own:
                 continue
-            if relative.parts[0] == "stats":
-                allowed = theirs == 0
-            else:
-                allowed = theirs < own or theirs == 4 or (theirs == 6 and in_function)
+            allowed = theirs == 0 if relative.parts[0] == "stats" else theirs < own or theirs == 4
             if not allowed:
                 violations.append(f"{path.relative_to(PACKAGE)}:{line} imports {target}")
     assert violations == []
+
+
+def _module_name(path: pathlib.Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module → the cogeval modules it imports: at load time, inside functions and under ``TYPE_CHECKING`` alike.
+
+    ``from cogeval.data import EvalRun`` is an edge to the package ``cogeval.data`` (its
+    ``__init__`` runs); ``from cogeval import _columns`` to the module ``cogeval._columns``;
+    relative imports are resolved. Importing a module also runs its parent packages'
+    ``__init__``, which is not counted as an edge of the importer (every package would
+    otherwise be in a circle with its own modules).
+    """
+    modules = {_module_name(path): path for path in PACKAGE.rglob("*.py")}
+
+    def known(name: str) -> str:
+        while name not in modules:
+            name = name.rpartition(".")[0]
+        return name
+
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        edges = set()
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                edges |= {known(a.name) for a in node.names if a.name.split(".")[0] == "cogeval"}
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                    base = f"{anchor}.{base}" if base else anchor
+                if base.split(".")[0] != "cogeval":
+                    continue
+                edges |= {f"{base}.{a.name}" if f"{base}.{a.name}" in modules else known(base) for a in node.names}
+        graph[name] = edges - {name}
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import circle of ``graph`` (its modules in order, the first repeated at the end), or []."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(module: str) -> list[str]:
+        state[module] = 1
+        path.append(module)
+        for target in sorted(graph.get(module, ())):
+            if state.get(target) == 1:
+                return [*path[path.index(target):], target]
+            if target not in state and (found := visit(target)):
+                return found
+        path.pop()
+        state[module] = 2
+        return []
+
+    for module in sorted(graph):
+        if module not in state and (found := visit(module)):
+            return found
+    return []
+
+
+def test_the_import_graph_finds_edges_and_circles():
+    graph = import_graph()
+    assert {"cogeval.data.run", "cogeval.data.records", "cogeval._backend"} <= graph["cogeval.data.run"] | {"cogeval.data.run"}
+    assert "cogeval.scoring.judge" in graph["cogeval.compare.runs"]
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_imports_another_in_a_circle():
+    # cogeval/__init__.py re-exports every layer and nothing in the package imports it back;
+    # the circle check covers it like any other module.
+    assert _cycle(import_graph()) == []
+
+
+def test_nothing_outside_the_presentation_layer_imports_it():
+    importers = sorted(
+        f"{module} imports {target}" for module, targets in import_graph().items() for target in targets
+        if target.startswith("cogeval.present") and _layer(module) != 6 and module != "cogeval.present"
+    )
+    assert importers == []
+
+
+def test_only_the_dispatch_imports_by_name():
+    """``.plot()``, ``.report()`` and the labelling UIs reach present through cogeval._backend alone."""
+    by_name = sorted(
+        str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None)) in ("import_module", "__import__")
+    )
+    assert by_name == ["_backend.py", "present/__init__.py"]
 
 
 # DESIGN §3: the public names independent checks call.

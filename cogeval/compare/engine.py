@@ -13,7 +13,6 @@ Cohen's d_z; the verdict against the margin, with TOST for ``equivalent``;
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -23,6 +22,7 @@ import pandas as pd
 
 from cogeval import _columns as col
 from cogeval._check import check_choice, check_probability, check_seed, describe
+from cogeval._text import short_input
 from cogeval.compare.pairing import check_scores, metrics_of, pair_scores
 from cogeval.compare.result import MetricComparison, RunComparison, RunInfo
 from cogeval.errors import InputError
@@ -44,24 +44,6 @@ MIN_DISCORDANT = 10
 
 CHANGES_COLUMNS = [*col.CHANGES_COLUMNS, col.OCCURRENCE]
 """The ``changes`` table: the DESIGN §2 columns, then ``occurrence`` (which copy of a repeated case)."""
-
-INPUT_WIDTH = 80
-
-
-def short_input(value: Any, width: int = INPUT_WIDTH) -> str | None:
-    """One line of at most ``width`` characters for a case input (non-text as JSON); None stays None.
-
-    >>> short_input("What  is\\n 2+2?")
-    'What is 2+2?'
-    >>> short_input({"q": "x" * 100}, width=12)
-    '{"q": "xxxx…'
-    """
-    if value is None:
-        return None
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
-
 
 def _select_metrics(
     base_metrics: list[str], head_metrics: list[str], requested: Iterable[str] | None
@@ -163,6 +145,8 @@ def compare_scores(
     informing = set(informing)
     deciding = set(check_decide_on(decide_on, names, [m for m in names if m not in informing]))
     margins = check_margins(margins, names)
+    if alpha >= 0.5 and any(margins.values()):
+        raise InputError(f"margins need alpha below 0.5: equivalence is shown by a 1 - 2·alpha interval; got alpha={alpha:g}")
     pairing = pair_scores(base, head, directions=directions)
     one_sided = pairing.base_errored != pairing.head_errored
     both_failed = pairing.base_errored & pairing.head_errored

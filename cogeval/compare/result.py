@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from cogeval import _backend
 from cogeval import _columns as col
 from cogeval._check import describe
 from cogeval._html import badge, escape, format_value, html_table, key_value_table, safe_html
@@ -162,22 +163,16 @@ class RunComparison:
         return [name for name, m in self.metrics.items() if m.role == "decides" and m.verdict == "worse"]
 
     def report(self, kind: str | Sequence[str] = "console", path: Any = "eval-comparison") -> list[str]:
-        """Write comparison reports (see :func:`cogeval.report_comparison`)."""
-        from cogeval.present.comparison_report import report_comparison
-
-        return report_comparison(self, kind, path)
+        """Write comparison reports: :func:`cogeval.report_comparison`, reached through :mod:`cogeval._backend`."""
+        return _backend.presenter("report_comparison")(self, kind, path)
 
     def plot(self) -> Any:
-        """The forest plot of the metric differences (see :func:`cogeval.plot_comparison`)."""
-        from cogeval.present.plots import plot_comparison
-
-        return plot_comparison(self)
+        """The forest plot of the metric differences: :func:`cogeval.plot_comparison`, through :mod:`cogeval._backend`."""
+        return _backend.presenter("plot_comparison")(self)
 
     def plot_changes(self, metric: str) -> Any:
-        """Per-case base against head for ``metric`` (see :func:`cogeval.plot_changes`)."""
-        from cogeval.present.plots import plot_changes
-
-        return plot_changes(self, metric)
+        """Per-case base against head for ``metric``: :func:`cogeval.plot_changes`, through :mod:`cogeval._backend`."""
+        return _backend.presenter("plot_changes")(self, metric)
 
     def headline(self) -> str:
         """One sentence: the run's verdict and the deciding metrics behind it, in the words every report uses.

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from cogeval import _backend
 from cogeval._check import describe
 from cogeval._html import html_table, safe_html
 from cogeval.compare.summary import history_frame
@@ -186,10 +187,9 @@ class RunStore:
 
     def plot(self, metric: str, name: str | None = None, *, confidence: float = 0.95,
              seed: int | np.random.Generator | None = 0) -> Any:
-        """A metric's score with its interval across the runs over time: :meth:`history` drawn by :func:`cogeval.plot_history`."""
-        from cogeval.present.plots import plot_history
-
-        return plot_history(self, metric, name, confidence=confidence, seed=seed)
+        """A metric's score with its interval across the runs over time: :meth:`history` drawn by
+        :func:`cogeval.plot_history`, reached through :mod:`cogeval._backend`."""
+        return _backend.presenter("plot_history")(self, metric, name, confidence=confidence, seed=seed)
 
     @safe_html
     def _repr_html_(self) -> str:

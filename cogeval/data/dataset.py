@@ -32,6 +32,7 @@ import pandas as pd
 from cogeval import _columns as col
 from cogeval._check import check_positive_int, check_seed, describe
 from cogeval._html import html_table, safe_html
+from cogeval._text import cut
 from cogeval.data.canonical import canonical_json
 from cogeval.data.case import FIELDS, Case, sha256_hex
 from cogeval.errors import DatasetError, InputError
@@ -300,5 +301,4 @@ def missing_to_none(value: Any) -> Any:
 def _preview(value: Any) -> Any:
     if value is None:
         return None
-    text = value if isinstance(value, str) else canonical_json(value)
-    return text if len(text) <= _PREVIEW_CHARS else text[: _PREVIEW_CHARS - 1] + "…"
+    return cut(value if isinstance(value, str) else canonical_json(value), _PREVIEW_CHARS)

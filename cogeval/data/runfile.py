@@ -22,9 +22,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from cogeval._check import describe
-from cogeval._files import write_text_atomic
-from cogeval.data.run import FORMAT, VERSION, EvalRun
-from cogeval.data.run_id import check_run_id
+from cogeval.data.records import FORMAT, VERSION
+from cogeval.data.run import EvalRun
 from cogeval.errors import InputError, RunFileError
 
 __all__ = ["load_run", "run_from_json", "save_run"]
@@ -69,7 +68,7 @@ def run_from_json(data: Any, where: str) -> EvalRun:
 
 
 def save_run(run: EvalRun, target: str | os.PathLike[str]) -> pathlib.Path:
-    """Write ``run`` as JSON (UTF-8, indented) and return the path written.
+    """Write ``run`` as JSON (UTF-8, indented) and return the path written: :meth:`EvalRun.save`.
 
     ``target`` is a folder (an existing one, or a path ending in ``/``) that gets
     ``<run_id>.json``, or else the file itself. Missing folders are created; the
@@ -79,12 +78,7 @@ def save_run(run: EvalRun, target: str | os.PathLike[str]) -> pathlib.Path:
     """
     if not isinstance(run, EvalRun):
         raise InputError(f"save_run needs an EvalRun; got {describe(run)}")
-    run_id = check_run_id(run.run_id)
-    text = json.dumps(run.to_dict(), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
-    path = pathlib.Path(target)
-    if path.is_dir() or str(target).endswith(("/", os.sep)):
-        path = path / f"{run_id}.json"
-    return write_text_atomic(path, text)
+    return run.save(target)
 
 
 def _check_format(where: str, data: dict[str, Any]) -> None:

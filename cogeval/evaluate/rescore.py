@@ -153,7 +153,7 @@ def _stats(source: EvalRun, stats: dict[str, Any], new_scores: list[dict[str, Sc
     stats.update(judge_errors=kept_judge + new_judge, metric_errors=kept - kept_judge + len(new_cells) - new_judge)
     if judge is not None:
         usage = judge_usage_totals(s.details for scores in new_scores for name, s in scores.items() if name in judged)
-        stats.update(judge_cost=usage["cost_usd"], judgeCalls=usage["calls"], judgeCacheHits=usage["cache_hits"],
-                     judgeInputTokens=usage["input_tokens"], judgeOutputTokens=usage["output_tokens"])
+        stats.update(judge_cost=usage["cost_usd"], judge_calls=usage["calls"], judge_cache_hits=usage["cache_hits"],
+                     judge_input_tokens=usage["input_tokens"], judge_output_tokens=usage["output_tokens"])
     return stats
 

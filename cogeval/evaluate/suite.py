@@ -27,7 +27,8 @@ from cogeval._check import check_json_metadata, check_positive_int, check_positi
 from cogeval.data import Case, Dataset
 from cogeval.data.run_id import iso_utc, new_run_id, utc_now
 from cogeval.errors import InputError
-from cogeval.evaluate.result import CaseResult, EvalSuiteResult, run_stats
+from cogeval.evaluate.result import CaseResult, EvalSuiteResult
+from cogeval.evaluate.run_record import run_stats, suite_run
 from cogeval.execution import as_target, run_interleaved, run_sync
 from cogeval.scoring import JudgeConfig, Metric, Score, StatisticalMetric
 from cogeval.stats import aggregate
@@ -179,7 +180,9 @@ class EvalSuite:
             return await metric.ascore(outcome.output, outcome.case, judge=self.judge)
         return await metric.ascore(outcome.output, outcome.case)
 
-    def _result(self, results: list[CaseResult], started: Any, duration: float) -> EvalSuiteResult:
+    def _result(self, results: list[CaseResult], started: Any, duration: float, dataset: dict[str, Any]) -> EvalSuiteResult:
+        """The result: the run (built and validated once, here) and the live ``results``; ``dataset`` is the
+        ``{fingerprint, cases}`` of the cases run."""
         aggregated = {m.name: aggregate([r.scores[m.name].value for r in results]) for m in self.metrics}
         per_case: dict[str, list[float]] = {}
         for m in self.statistical_metrics:
@@ -192,19 +195,13 @@ class EvalSuite:
         directions = {m.name: m.higher_is_better for m in self.metrics + self.statistical_metrics}
         checks = [a.check(aggregated, directions) for a in self.assertions]
         judge_metrics = {m.name for m in self.metrics if getattr(m, "requires_judge", False)}
-        return EvalSuiteResult(
-            run_id=new_run_id(started),
-            name=self.name,
-            metadata=self.metadata,
-            started_at=iso_utc(started),
-            finished_at=iso_utc(utc_now()),
-            results=results,
-            aggregated=aggregated,
-            directions=directions,
-            assertions=checks,
-            stats=run_stats(results, judge_metrics, duration),
-            config=self.config(),
+        run = suite_run(
+            run_id=new_run_id(started), name=self.name, metadata=self.metadata,
+            started_at=iso_utc(started), finished_at=iso_utc(utc_now()), dataset=dataset, config=self.config(),
+            results=results, aggregated=aggregated, assertions=checks,
+            stats=run_stats(results, judge_metrics, duration, judged=self.judge is not None),
         )
+        return EvalSuiteResult(run, results)
 
     def config(self) -> dict[str, Any]:
         """How this suite runs, as the run file's ``config``: metrics, judge, trials, concurrency, target, timeoutS, retries."""
@@ -268,6 +265,8 @@ async def arun_interleaved(suites: Sequence[EvalSuite], max_cases: int | None = 
     cases = list(first.dataset)
     if max_cases is not None:
         cases = cases[: check_positive_int("max_cases", max_cases)]
+    ran = first.dataset if len(cases) == len(first.dataset) else Dataset(cases)
+    dataset = {"fingerprint": ran.fingerprint, "cases": len(cases)}  # of the cases run, for every suite's run
     started = utc_now()
     clock = time.perf_counter()
     with contextlib.ExitStack() as stack:
@@ -286,7 +285,7 @@ async def arun_interleaved(suites: Sequence[EvalSuite], max_cases: int | None = 
 
         async def finish(suite: EvalSuite, outcomes: list[Any]) -> EvalSuiteResult:
             results = await suite._score(outcomes)
-            return suite._result(results, started, time.perf_counter() - clock)
+            return suite._result(results, started, time.perf_counter() - clock, dataset)
 
         return list(await asyncio.gather(*(finish(s, o) for s, o in zip(suites, by_target))))
 

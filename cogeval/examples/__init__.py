@@ -19,25 +19,7 @@ same on every machine.
 
 from __future__ import annotations
 
-import functools
-from importlib import resources
-
-from cogeval.data import Dataset
+from cogeval.examples.data import capitals, questions
 from cogeval.examples.targets import assistant_v1, assistant_v2
 
 __all__ = ["assistant_v1", "assistant_v2", "capitals", "questions"]
-
-
-@functools.cache
-def questions() -> Dataset:
-    """The bundled demo dataset."""
-    path = resources.files("cogeval.examples") / "questions.jsonl"
-    with resources.as_file(path) as file:
-        return Dataset.from_jsonl(file, name="questions")
-
-
-@functools.cache
-def capitals() -> dict[str, str]:
-    """Country → capital, read from the dataset (the targets' shared knowledge)."""
-    prefix = "What is the capital of "
-    return {c.input[len(prefix):-1]: c.expected for c in questions() if c.input.startswith(prefix)}

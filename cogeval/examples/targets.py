@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 
+from cogeval.examples.data import capitals
 from cogeval.execution import TargetResponse
 
 __all__ = ["assistant_v1", "assistant_v2"]
@@ -46,8 +47,6 @@ _MINUTES = re.compile(r"How many minutes are in (\d+) hours\?")
 
 
 def _capital(country: str) -> str | None:
-    from cogeval.examples import capitals
-
     return capitals().get(country)
 
 

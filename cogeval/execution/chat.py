@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from numbers import Real
 from typing import TYPE_CHECKING, Any
 
-from cogeval._check import describe
+from cogeval._check import describe, is_real
 from cogeval.errors import ExecutionError, InputError
 from cogeval.execution.target import Target, TargetResponse, input_text
 
@@ -156,7 +156,7 @@ def _checked_prices(prices: Any) -> dict[str, float] | None:
     if prices is None:
         return None
     ok = (isinstance(prices, Mapping) and set(prices) == {"input", "output"}
-          and all(isinstance(v, Real) and not isinstance(v, bool) and v >= 0 for v in prices.values()))
+          and all(is_real(v) and v >= 0 for v in prices.values()))
     if not ok:
         raise InputError(
             'prices must be {"input": usd, "output": usd}, US dollars per million tokens, '

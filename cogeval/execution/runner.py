@@ -38,10 +38,9 @@ import dataclasses
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from numbers import Real
 from typing import Any
 
-from cogeval._check import check_positive_int, check_positive_number, check_retries, describe
+from cogeval._check import check_positive_int, check_positive_number, check_retries, describe, is_real
 from cogeval.data import Case
 from cogeval.errors import ExecutionError, InputError
 from cogeval.execution.retry import MAX_BACKOFF_S, error_text, retry_delay, retryable
@@ -146,7 +145,7 @@ def _checked(cases: Any, concurrency: Any, timeout: Any, retries: Any, trials: A
     check_positive_number("timeout", timeout)
     check_positive_int("trials", trials)
     check_retries("retries", retries)
-    if not isinstance(backoff, Real) or isinstance(backoff, bool) or not 0 <= backoff <= MAX_BACKOFF_S:
+    if not is_real(backoff) or not 0 <= backoff <= MAX_BACKOFF_S:
         raise InputError(f"backoff must be a number of seconds in [0, {MAX_BACKOFF_S:g}]; got {describe(backoff)}")
     if isinstance(cases, (str, bytes, Case)) or not isinstance(cases, Iterable):
         raise InputError(f"cases must be a list of Case; got {describe(cases)}")

@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from numbers import Real
 from typing import TYPE_CHECKING, Any
 
-from cogeval._check import describe
+from cogeval._check import describe, is_real
 from cogeval.errors import InputError
 
 if TYPE_CHECKING:
@@ -111,7 +111,7 @@ def _normalised_usage(usage: Any) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for name, names in USAGE_ALIASES.items():
         value = next((usage[n] for n in names if usage.get(n) is not None), None)
-        if value is not None and (not isinstance(value, Real) or isinstance(value, bool) or value < 0):
+        if value is not None and (not is_real(value) or value < 0):
             raise InputError(f"TargetResponse.usage[{name!r}] must be a number >= 0 or None; got {describe(value)}")
         result[name] = None if value is None else (float(value) if name == "cost_usd" else int(value))
     result.update((k, v) for k, v in usage.items() if k not in aliases)
@@ -165,7 +165,8 @@ class FunctionTarget(Target):
 
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.fn = fn
-        call = fn if inspect.isroutine(fn) or isinstance(fn, type) else getattr(fn, "__call__", fn)
+        # the bound __call__ itself is wanted (is an instance's __call__ async?), not a callable() check
+        call = fn if inspect.isroutine(fn) or isinstance(fn, type) else getattr(fn, "__call__", fn)  # noqa: B004
         self.is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
         self.pass_case, self.pass_messages = _calling_convention(fn)
 
@@ -192,7 +193,7 @@ class FunctionTarget(Target):
 
 
 def _name(fn: Any) -> str:
-    return getattr(fn, "__qualname__", None) or getattr(type(fn), "__qualname__", repr(fn))
+    return getattr(fn, "__qualname__", "") or getattr(type(fn), "__qualname__", repr(fn))
 
 
 def _calling_convention(fn: Callable[..., Any]) -> tuple[bool, bool]:

@@ -17,11 +17,11 @@ HumanPairwise(key='preferred', seed=7)
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from collections.abc import Sequence
 from typing import Any
 
+from cogeval import _backend
 from cogeval._check import check_seed, describe
 from cogeval.errors import InputError
 from cogeval.pairwise.comparator import Comparator, Labelling
@@ -45,10 +45,10 @@ LABELLING_UI = "cogeval.present.labelling"
 def labelling_ui() -> Any:
     """The labelling UIs of ``human_pairwise(ask=None | "terminal" | "widget")``: the module :data:`LABELLING_UI`.
 
-    It is imported by name when a person is first asked (as pandas'
-    ``DataFrame.plot`` finds its plotting backend), so importing
-    :mod:`cogeval.pairwise` never loads the presentation layer or ipywidgets
-    (DESIGN §1: nothing imports present). The module provides:
+    It is found by name through :func:`cogeval._backend.presenter` when a
+    person is first asked (as pandas' ``DataFrame.plot`` finds its plotting
+    backend), so importing :mod:`cogeval.pairwise` never loads the presentation
+    layer or ipywidgets (DESIGN §1: nothing imports present). The module provides:
 
     - ``in_notebook() -> bool``: whether a widget can be shown (the default for ``ask=None``);
     - ``TerminalAsk(total, title=...)``: an ``ask`` callable that prints each pair and reads the answer;
@@ -59,7 +59,7 @@ def labelling_ui() -> Any:
     >>> labelling_ui().__name__
     'cogeval.present.labelling'
     """
-    return importlib.import_module(LABELLING_UI)
+    return _backend.presenter("labelling")
 
 
 class HumanPairwise(Comparator):

@@ -29,6 +29,7 @@ from cogeval import _columns as col
 from cogeval._check import describe
 from cogeval._files import write_text_atomic
 from cogeval._html import escape, html_table, safe_html
+from cogeval._text import cut, one_line
 from cogeval.compare.store import RunStore
 from cogeval.data.run_id import check_run_id
 from cogeval.errors import InputError
@@ -47,12 +48,6 @@ PAIRWISE_COLUMNS = (TASK_ID, col.CASE_KEY, col.INPUT, OUTPUT_A, OUTPUT_B, COMPAR
 SUMMARY_COLUMNS = (COMPARATOR, col.N, "wins", "losses", "ties", "rate", col.CI_LOW, col.CI_HIGH, col.P_VALUE,
                    "missing", "flips")
 """The columns of :meth:`PairwiseResult.summary`, in order."""
-
-
-def _one_line(text: Any, limit: int = 200) -> str:
-    """``text`` on one line, cut at ``limit`` characters."""
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -117,7 +112,7 @@ class PairwiseResult:
                 counts[kind] += 1
         parts = ", ".join(f"{count} {reason}" for reason, count in counts.items())
         first = next((v.error for v in verdicts if v.error is not None and v.error != NOT_LABELLED_YET), None)
-        first_text = "" if first is None else ", first: " + _one_line(first)
+        first_text = "" if first is None else ", first: " + cut(one_line(str(first)), 200)
         return (f"no pair was decided by {key!r} ({len(verdicts)} of {len(self.tasks)} tasks without a verdict: "
                 f"{parts}{first_text})")
 

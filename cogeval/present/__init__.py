@@ -1,1 +1,56 @@
-"""Presentation: console, JSON, CSV, Markdown and CI reports (and, later, charts and widgets)."""
+"""Presentation, the top layer: reports, charts, widgets and the labelling UIs (DESIGN §1, §6).
+
+Nothing below this package imports it. Results reach it by name through
+:func:`cogeval._backend.presenter`, which returns one of the names below; each
+is loaded from its module on first use, so importing this package loads
+neither plotly, rich, jinja2 nor ipywidgets.
+
+>>> import cogeval.present
+>>> cogeval.present.write_reports.__module__
+'cogeval.present.reporters'
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = [
+    "case_explorer",
+    "comparison_html",
+    "comparison_markdown",
+    "export_html",
+    "labelling",
+    "plot_changes",
+    "plot_comparison",
+    "plot_history",
+    "plot_scores",
+    "report_comparison",
+    "run_explorer",
+    "write_reports",
+]
+
+_MODULES = {
+    "case_explorer": "widgets",
+    "comparison_html": "comparison_report",
+    "comparison_markdown": "comparison_report",
+    "export_html": "notebook",
+    "labelling": None,  # the module itself: the labelling UIs of human_pairwise
+    "plot_changes": "plots",
+    "plot_comparison": "plots",
+    "plot_history": "plots",
+    "plot_scores": "plots",
+    "report_comparison": "comparison_report",
+    "run_explorer": "widgets",
+    "write_reports": "reporters",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Load a presentation function (or the labelling module) on first use."""
+    if name not in _MODULES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = importlib.import_module(f"{__name__}.{_MODULES[name] or name}")
+    value = module if _MODULES[name] is None else getattr(module, name)
+    globals()[name] = value
+    return value

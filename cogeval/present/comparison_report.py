@@ -38,7 +38,7 @@ from typing import Any
 from cogeval._check import check_choice
 from cogeval._files import write_text_atomic
 from cogeval._html import format_value
-from cogeval.compare.engine import short_input
+from cogeval._text import shorten
 from cogeval.compare.result import VERDICT_TONES, as_run_comparison, headline, interval_text, verdict_note
 from cogeval.errors import InputError
 from cogeval.present.markdown import markdown_cell, markdown_table
@@ -118,17 +118,6 @@ def _float(value: Any) -> float:
         return float(value)
     except (TypeError, ValueError):
         return math.nan
-
-
-def shorten(value: Any, limit: int = 80) -> str:
-    """One line of at most ``limit`` characters (see :func:`short_input`); missing as ``–``.
-
-    >>> shorten("What  is\\n 2+2?"), shorten(float("nan"))
-    ('What is 2+2?', '–')
-    """
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    return short_input(value, limit)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -15,13 +15,13 @@ The pairwise package reaches this module by name only, through
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import ipywidgets as widgets
 
 from cogeval._html import escape
+from cogeval._text import as_text
 from cogeval.errors import ExecutionError
 from cogeval.pairwise.verdict import CHOICES
 
@@ -39,9 +39,7 @@ def in_notebook() -> bool:
 
 
 def _text(value: Any) -> str:
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return "" if value is None else as_text(value)
 
 
 def _case_input(case: Any) -> Any:

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from cogeval._html import format_value
+from cogeval._text import cut, one_line
 
 __all__ = ["markdown_cell", "markdown_table"]
 
@@ -18,10 +19,7 @@ _SPECIAL = str.maketrans({"|": "\\|", "\\": "\\\\", "`": "\\`", "<": "&lt;", ">"
 
 def markdown_cell(value: Any, limit: int = 120) -> str:
     """One table cell: one line, Markdown and HTML neutralised, cut at ``limit`` characters."""
-    text = " ".join(format_value(value).split())
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
-    return text.translate(_SPECIAL)
+    return cut(one_line(format_value(value)), limit).translate(_SPECIAL)
 
 
 def markdown_table(rows: Iterable[Mapping[str, Any]], columns: list[str]) -> str:

@@ -43,7 +43,7 @@ from plotly.subplots import make_subplots
 from cogeval import _columns as col
 from cogeval._check import check_probability, describe
 from cogeval._html import format_value
-from cogeval.compare.engine import short_input
+from cogeval._text import short_input
 from cogeval.compare.result import MetricComparison, RunComparison, interval_text, verdict_note
 from cogeval.compare.runs import as_run, score_frame
 from cogeval.compare.store import RunStore

@@ -59,7 +59,7 @@ def render(result: Any, kind: str) -> str:
 
 def _metric_rows(result: Any) -> list[dict[str, Any]]:
     return [
-        {"metric": name, "direction": "higher" if result.directions.get(name) else "lower", **dataclasses.asdict(agg)}
+        {"metric": name, "direction": "higher" if result.directions.get(name) else "lower", **agg.model_dump()}
         for name, agg in result.aggregated.items()
     ]
 
@@ -87,10 +87,10 @@ def _json(result: Any) -> str:
     document = {
         "run_id": result.run_id, "name": result.name, "metadata": result.metadata,
         "started_at": result.started_at, "finished_at": result.finished_at,
-        "config": result.config, "stats": result.stats.to_dict(),
-        "aggregated": {name: dataclasses.asdict(agg) for name, agg in result.aggregated.items()},
+        "config": result.config.model_dump(), "stats": _stats(result.stats),
+        "aggregated": {name: agg.model_dump() for name, agg in result.aggregated.items()},
         "directions": result.directions,
-        "assertions": [dataclasses.asdict(a) for a in result.assertions],
+        "assertions": [a.model_dump() for a in result.assertions],
         "results": [
             {
                 "case_key": r.case_key, "occurrence": r.occurrence, "trial": r.trial,
@@ -103,6 +103,17 @@ def _json(result: Any) -> str:
         ],
     }
     return json.dumps(jsonable(document), ensure_ascii=False, indent=2)
+
+
+def _stats(stats: Any) -> dict[str, Any]:
+    """The run's counts with the Python names and units (no judge: its counts are 0)."""
+    return {
+        "total": stats.total, "errors": stats.errors, "metric_errors": stats.metric_errors,
+        "judge_errors": stats.judge_errors, "duration_s": stats.duration_s, "cost_usd": stats.cost_usd,
+        "judge_calls": stats.judge_calls or 0, "judge_cache_hits": stats.judge_cache_hits or 0,
+        "judge_input_tokens": stats.judge_input_tokens or 0, "judge_output_tokens": stats.judge_output_tokens or 0,
+        "judge_cost_usd": stats.judge_cost_usd,
+    }
 
 
 def _csv(result: Any) -> str:

@@ -15,7 +15,6 @@ so code (and tests) can drive them through their traits::
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Iterable
@@ -27,7 +26,8 @@ import numpy as np
 from cogeval import _columns as col
 from cogeval._check import check_choice, check_probability, check_seed, describe
 from cogeval._html import badge, escape, html_table, key_value_table
-from cogeval.compare.engine import TESTS, short_input
+from cogeval._text import as_text, cut, short_input
+from cogeval.compare.engine import TESTS
 from cogeval.compare.result import RunComparison, as_run_comparison
 from cogeval.compare.runs import as_run, compare_runs, score_frame
 from cogeval.compare.store import RunStore
@@ -53,10 +53,7 @@ def _display(fig: Any) -> tuple[dict[str, Any], ...]:
 
 
 def _long_text(value: Any) -> str | None:
-    if value is None:
-        return None
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
+    return None if value is None else cut(as_text(value), MAX_TEXT)
 
 
 def _metrics(run: EvalRun) -> list[str]:

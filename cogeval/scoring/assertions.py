@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from cogeval._check import describe as _short
+from cogeval._check import is_real
 from cogeval._html import key_value_table, safe_html
 from cogeval.errors import InputError
 from cogeval.scoring.metric import check_metric_name
@@ -260,7 +261,7 @@ class _NoRegression(Assertion):
     def __init__(self, baseline_path: Any, tolerance: Any, name: str | None) -> None:
         if not isinstance(baseline_path, (str, os.PathLike)):
             raise InputError(f"baseline_path must be a str or Path; got {_short(baseline_path)}")
-        if not isinstance(tolerance, Real) or isinstance(tolerance, bool) or not 0 <= tolerance < math.inf:
+        if not is_real(tolerance) or not 0 <= tolerance < math.inf:
             raise InputError(f"tolerance must be a finite number >= 0 (a fraction, 0.05 = 5%); got {_short(tolerance)}")
         self.baseline_path, self.tolerance = os.fspath(baseline_path), float(tolerance)
         params = {"baseline_path": self.baseline_path, "tolerance": self.tolerance}
@@ -302,10 +303,7 @@ class _NoRegression(Assertion):
         if new:
             notes.append(f"not in baseline: {', '.join(new)}")
         rule = f"tolerance {self.tolerance:.4g} × |baseline mean|, from {self.baseline_path!r}"
-        if failures:
-            message = "; ".join(failures) + f" ({rule})"
-        else:
-            message = f"no metric regressed beyond {rule}"
+        message = "; ".join(failures) + f" ({rule})" if failures else f"no metric regressed beyond {rule}"
         if notes:
             message += "; " + "; ".join(notes)
         return self._result(not failures, message, actual, expected)
@@ -341,7 +339,7 @@ class _Custom(Assertion):
     def check(self, aggregated: Mapping[str, Any], directions: Mapping[str, bool]) -> AssertionResult:
         try:
             verdict = self.fn(aggregated)
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - a failing check is a failed assertion, not a crash
             return self._result(False, f"{self.name}: check raised {type(error).__name__}: {error}")
         if not isinstance(verdict, (bool, np.bool_)):
             return self._result(False, f"{self.name}: check returned {_short(verdict)}; expected True or False")

@@ -132,6 +132,16 @@ class JudgeConfig:
       record the judge's cost (``stats.judge_cost_usd``).
     """
 
+    # Declared for mypy, which cannot infer them from ``__init__`` here ("Cannot determine type").
+    _chat: ChatTarget
+    samples: int
+    concurrency: int | None
+    timeout: float
+    retries: int
+    backoff: float
+    cache: JudgeCache | None
+    _structured: bool
+
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
                  temperature: float = 0.0, max_tokens: int | None = None, samples: int = 1,
                  concurrency: int | None = None, cache: bool | str | os.PathLike[str] = True,

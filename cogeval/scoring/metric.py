@@ -190,7 +190,7 @@ class Metric(Described):
             raw = self.compute(output, case, **options)
             if hasattr(raw, "__await__"):
                 raw = run_sync(raw)
-        except Exception as error:  # a scoring failure is data, not a crash
+        except Exception as error:  # noqa: BLE001 - a scoring failure is data, not a crash
             return self._error(f"raised {type(error).__name__}: {error}")
         return self.to_score(raw)
 
@@ -200,7 +200,7 @@ class Metric(Described):
             raw = self.compute(output, case, **options)
             if hasattr(raw, "__await__"):
                 raw = await raw
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - a scoring failure is data, not a crash
             return self._error(f"raised {type(error).__name__}: {error}")
         return self.to_score(raw)
 

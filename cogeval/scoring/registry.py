@@ -7,7 +7,7 @@ Metric('regex', pattern='^yes', flags=0)
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from cogeval._check import describe as _short
 from cogeval.errors import InputError
@@ -34,6 +34,6 @@ def from_description(description: Mapping[str, Any]) -> Metric | StatisticalMetr
         raise InputError(f"{_short(name)} is not a built-in metric; built-ins are {known}")
     params = description.get("params") or {}
     try:
-        return BUILTIN_METRICS[name](**params)
+        return BUILTIN_METRICS[cast(str, name)](**params)  # a key of BUILTIN_METRICS, so a str
     except TypeError as error:
         raise InputError(f"cannot rebuild metric {name!r} from params {_short(params)}: {error}") from None

@@ -4,10 +4,11 @@ This layer imports nothing from cogeval but the L0 core, so every function can
 be checked alone against published reference values.
 """
 
-from cogeval.stats.result import Interval, StatResult
-
-# --- tests: paired.py, multitest.py, equivalence.py ---
+from cogeval.stats.agreement import cohen_kappa
+from cogeval.stats.describe import Aggregate, aggregate, mean, median, percentile, std_dev
+from cogeval.stats.effect import cohens_d
 from cogeval.stats.equivalence import EquivalenceResult, equivalence_test
+from cogeval.stats.intervals import bootstrap_ci, wilson_interval
 from cogeval.stats.multitest import adjust_p_values
 from cogeval.stats.paired import (
     McNemarResult,
@@ -17,18 +18,9 @@ from cogeval.stats.paired import (
     paired_t_test,
     wilcoxon_test,
 )
-
-# --- intervals.py, effect.py, agreement.py, describe.py ---
-from cogeval.stats.agreement import cohen_kappa
-from cogeval.stats.describe import Aggregate, aggregate, mean, median, percentile, std_dev
-from cogeval.stats.effect import cohens_d
-from cogeval.stats.intervals import bootstrap_ci, wilson_interval
-
-# --- power.py ---
 from cogeval.stats.power import minimum_detectable_effect, plan_sample_size
-
-# --- ranking.py ---
 from cogeval.stats.ranking import bradley_terry, min_rank, rank_intervals
+from cogeval.stats.result import Interval, StatResult
 
 __all__ = [
     "Aggregate",

@@ -69,15 +69,15 @@ def equivalence_test(a: Any, b: Any, margin: float, *, alpha: float = 0.05) -> E
     - fewer than 2 pairs: p = 1 (all three p-values), not equivalent
       (``mean_difference`` is NaN with no pairs);
     - every difference the same (sd 0, or below R's "essentially constant"
-      rule: standard error < 10·eps·|mean difference|): the data are exact,
-      so each one-sided p-value is 0 when the mean difference lies strictly
-      on its side of the margin and 1 otherwise; equivalent iff
-      ``|mean difference| < margin``. (statsmodels would return NaN or ±inf
-      statistics here.)
+      rule: standard error < 10·eps·|mean difference|): p = 1, not
+      equivalent. The t-test is undefined, and differences without spread
+      say nothing about how far other cases could differ: two cases scored
+      the same twice do not show equivalence. (statsmodels would return
+      NaN or ±inf statistics, and p = 0 for identical runs.)
 
-    >>> r = equivalence_test([0.8, 0.7, 0.9], [0.8, 0.7, 0.9], 0.05)  # identical runs
+    >>> r = equivalence_test([0.8, 0.7, 0.9], [0.8, 0.7, 0.9], 0.05)  # identical runs: no spread, no evidence
     >>> r.p_value, r.equivalent
-    (0.0, True)
+    (1.0, False)
     """
     x = as_float_array("a", a)
     y = as_float_array("b", b)
@@ -91,10 +91,7 @@ def equivalence_test(a: Any, b: Any, margin: float, *, alpha: float = 0.05) -> E
         return EquivalenceResult(mean, margin, 1.0, 1.0, 1.0, False, n=n)
     se = float(d.std(ddof=1)) / math.sqrt(n)
     if se == 0 or se < 10 * np.finfo(float).eps * abs(mean):
-        lower = 0.0 if mean > -margin else 1.0
-        upper = 0.0 if mean < margin else 1.0
-        p = max(lower, upper)
-        return EquivalenceResult(mean, margin, lower, upper, p, p < alpha, n=n)
+        return EquivalenceResult(mean, margin, 1.0, 1.0, 1.0, False, n=n)
 
     from statsmodels.stats.weightstats import ttost_paired
 

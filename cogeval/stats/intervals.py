@@ -42,7 +42,7 @@ def _z(probability: float) -> float:
     return _NORMAL.inv_cdf(probability)
 
 
-def _statistic_function(statistic: Any) -> Callable[..., Any]:
+def _statistic_function(statistic: object) -> Callable[..., Any]:
     if callable(statistic):
         return statistic
     return _STATISTICS[check_choice("statistic", statistic, _STATISTICS)]
@@ -81,7 +81,8 @@ def _jackknife(values: np.ndarray, function: Callable[..., Any], chunk_elements:
     """Leave-one-out values of the statistic, built in chunks of rows."""
     n = len(values)
     if function is np.mean:
-        return (values.sum() - values) / (n - 1)
+        means: np.ndarray = (values.sum() - values) / (n - 1)
+        return means
     rows = max(1, chunk_elements // n)
     positions = np.arange(n - 1)
     out = np.empty(n)

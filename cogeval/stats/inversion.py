@@ -10,7 +10,7 @@ inversion of the test that gave the p-value, at the same level:
   discordant pairs, scaled by the observed discordance;
 - :func:`wilcoxon_interval` — the Hodges–Lehmann shift interval of the
   signed-rank test: every shift ``mu`` that ``wilcoxon_test(d - mu)`` does not reject;
-- :func:`paired_proportion_interval` — Newcombe's (1998) method 10 for the
+- :func:`paired_proportion_interval` — Tango's (1998) score interval for the
   paired difference in proportions, used for equivalence, where the
   discordance itself is uncertain;
 - :func:`holm_levels` — the level at which each metric of a Holm family must
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -113,23 +114,20 @@ def mcnemar_interval(b: int, c: int, n: int, *, confidence: float = 0.95, exact:
 
 
 def paired_proportion_interval(a: Any, b: Any, *, confidence: float = 0.95) -> Interval:
-    """Newcombe's (1998) method-10 interval of ``mean(a) - mean(b)`` for paired 0/1 values.
+    """Tango's (1998) score interval of ``mean(a) - mean(b)`` for paired 0/1 values.
 
-    It combines the Wilson intervals of both proportions with the correlation
-    of the pairs (phi, 0 when a margin is empty), so it stays wide when few
-    pairs are discordant by chance, unlike an interval conditional on the
-    discordance. Newcombe RG (1998), "Improved confidence intervals for the
-    difference between binomial proportions based on paired data", Stat Med
-    17:2635–2650, method 10.
+    The shifts ``delta`` whose score test is not rejected: with ``x`` pairs
+    where only ``a`` is 1, ``y`` where only ``b`` is 1 and ``n`` pairs,
+    ``Z(delta) = (x - y - n·delta) / sqrt(n·(2·q + delta·(1 - delta)))`` with
+    ``q`` the maximum-likelihood share of ``y``-pairs when the difference is
+    ``delta``; the interval is ``|Z| <= z``, found by bisection. Unlike an
+    interval conditional on the discordant pairs it stays honest when few or
+    none are discordant: with none it is ``±z²/(n + z²)``. Tango T (1998),
+    "Equivalence test and confidence interval for the difference in
+    proportions for the paired-sample design", Stat Med 17:891–908.
 
-    12 pairs both 1, 5 only ``a``, 2 only ``b``, 1 neither; R, with the Wilson
-    limits of ``prop.test(17, 20, correct = FALSE)`` and ``prop.test(14, 20, correct = FALSE)``
-    combined by Newcombe's formula: -0.1072281363 0.3870114810.
-
-    >>> a = [1] * 12 + [1] * 5 + [0] * 2 + [0] * 1
-    >>> b = [1] * 12 + [0] * 5 + [1] * 2 + [0] * 1
-    >>> [round(x, 6) for x in paired_proportion_interval(a, b)]
-    [-0.107228, 0.387011]
+    >>> [round(x, 4) for x in paired_proportion_interval([0] * 5, [0] * 5)]  # ±1.96²/(5 + 1.96²)
+    [-0.4345, 0.4345]
     """
     x = as_float_array("a", a)
     y = as_float_array("b", b)
@@ -141,19 +139,35 @@ def paired_proportion_interval(a: Any, b: Any, *, confidence: float = 0.95) -> I
     n = len(x)
     if n == 0:
         return Interval(math.nan, math.nan)
-    both = int(np.sum((x == 1) & (y == 1)))
     only_a = int(np.sum((x == 1) & (y == 0)))
     only_b = int(np.sum((x == 0) & (y == 1)))
-    neither = n - both - only_a - only_b
-    p1, p2 = (both + only_a) / n, (both + only_b) / n
-    l1, u1 = wilson_interval(both + only_a, n, confidence=confidence)
-    l2, u2 = wilson_interval(both + only_b, n, confidence=confidence)
-    margins = (both + only_a) * (only_b + neither) * (both + only_b) * (only_a + neither)
-    phi = (both * neither - only_a * only_b) / math.sqrt(margins) if margins else 0.0
-    delta = math.sqrt(max(0.0, (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2))
-    epsilon = math.sqrt(max(0.0, (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2))
-    difference = p1 - p2
-    return Interval(max(-1.0, difference - delta), min(1.0, difference + epsilon))
+    z = NormalDist().inv_cdf(1 - (1 - confidence) / 2)
+
+    def score(delta: float) -> float:
+        slope = -only_a - only_b + (2 * n - only_a + only_b) * delta
+        q = (-slope + math.sqrt(slope**2 + 8 * n * only_b * delta * (1 - delta))) / (4 * n)
+        variance = n * (2 * q + delta * (1 - delta))
+        return (only_a - only_b - n * delta) / math.sqrt(variance) if variance > 0 else math.copysign(
+            math.inf, only_a - only_b - n * delta) if only_a - only_b != n * delta else 0.0
+
+    estimate = (only_a - only_b) / n
+    return Interval(_root(lambda d: score(d) <= z, -1.0, estimate), _root(lambda d: score(d) >= -z, 1.0, estimate))
+
+
+def _root(accepted: Callable[[float], bool], end: float, inside: float) -> float:
+    """The boundary between ``inside`` (accepted) and ``end``, by bisection; ``end`` itself when it is accepted."""
+    if accepted(end):
+        return end
+    outside = end
+    for _ in range(200):
+        middle = (inside + outside) / 2
+        if middle in (inside, outside):
+            break
+        if accepted(middle):
+            inside = middle
+        else:
+            outside = middle
+    return inside
 
 
 def wilcoxon_interval(
@@ -191,16 +205,39 @@ def wilcoxon_interval(
         exact = wilcoxon_test(d, np.zeros_like(d)).exact
     zeros = np.zeros_like(d)
 
+    values = np.unique(d)
+
     def accepted(mu: float) -> bool:
+        # A shift equal to a difference is a single point where the test drops that pair: look beside it.
+        if values[min(int(np.searchsorted(values, mu)), len(values) - 1)] == mu:
+            mu = math.nextafter(mu, math.inf)
         return wilcoxon_test(d - mu, zeros, exact=exact, correction=correction).p_value >= level
 
     if len(d) <= WALSH_LIMIT:
         return _walsh_interval(d, accepted)
-    centre = float(np.median(d))
+    centre = _shift_centre(d, zeros)
     if not accepted(centre):
         return Interval(centre, centre)
     spread = float(np.ptp(d)) or abs(centre) or 1.0
     return Interval(_edge(accepted, centre, -spread), _edge(accepted, centre, spread))
+
+
+def _shift_centre(d: np.ndarray, zeros: np.ndarray) -> float:
+    """The shift at which the signed-rank statistic of ``d - shift`` crosses its null mean (Hodges–Lehmann), by bisection."""
+    def leans_up(mu: float) -> bool:
+        w = wilcoxon_test(d - mu, zeros, exact=False)
+        return w.statistic > w.n * (w.n + 1) / 4
+
+    low, high = float(d.min()), float(d.max())
+    while high - low > 1e-12 * max(1.0, abs(low), abs(high)):
+        middle = (low + high) / 2
+        if middle in (low, high):
+            break
+        if leans_up(middle):
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2
 
 
 WALSH_LIMIT = 2000

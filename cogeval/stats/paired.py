@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, overload
 
 import numpy as np
 
@@ -116,6 +116,14 @@ def _paired_differences(a: Any, b: Any, minimum: int) -> np.ndarray:
         pairs = "pair" if minimum == 1 else "pairs"
         raise InputError(f"a and b must hold at least {minimum} {pairs}; got {len(x)}")
     return x - y
+
+
+@overload
+def _check_flag(name: str, value: Any) -> bool: ...
+
+
+@overload
+def _check_flag(name: str, value: Any, *, allow_none: Literal[True]) -> bool | None: ...
 
 
 def _check_flag(name: str, value: Any, *, allow_none: bool = False) -> bool | None:

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from cogeval._check import check_positive_int, check_positive_number, check_probability, describe
+from cogeval._check import check_positive_int, check_positive_number, check_probability, describe, is_real
 from cogeval.errors import InputError
 
 __all__ = ["minimum_detectable_effect", "plan_sample_size"]
@@ -44,7 +44,7 @@ def _check_effect(effect: Any) -> float:
 
 
 def _check_discordance(discordance: Any) -> float:
-    if not isinstance(discordance, Real) or isinstance(discordance, bool) or not 0 < discordance <= 1:
+    if not is_real(discordance) or not 0 < discordance <= 1:
         raise InputError(
             "discordance must be a number in (0, 1], the probability that A and B disagree on a case; "
             f"got {describe(discordance)}"

@@ -45,7 +45,8 @@ def min_rank(values: Any, *, higher_is_better: bool = True) -> np.ndarray:
     """
     x = _rounded(as_float_array("values", values))
     better = x[None, :] > x[:, None] if higher_is_better else x[None, :] < x[:, None]
-    return 1 + better.sum(axis=1)
+    ranks: np.ndarray = 1 + better.sum(axis=1)
+    return ranks
 
 
 def rank_intervals(low: Any, high: Any, *, higher_is_better: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -151,7 +152,8 @@ def _fit(wins: np.ndarray, ridge: float, start: np.ndarray | None = None) -> np.
         s, current = s + step, candidate
         if np.max(np.abs(step)) < 1e-12:
             break
-    return s - s.mean()
+    centred: np.ndarray = s - s.mean()
+    return centred
 
 
 def _bounded(wins: np.ndarray) -> bool:

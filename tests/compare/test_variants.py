@@ -84,7 +84,7 @@ def test_each_variant_is_a_named_run_with_axis_and_variant_metadata(tied):
     run = tied.results["d"]
     assert run.name == "d"
     assert dict(run.metadata) == {"axis": "prompt", "variant": "d"}
-    assert run.config["trials"] == 1
+    assert run.config.trials == 1
     assert tied.axis == "prompt"
 
 
@@ -227,7 +227,7 @@ def test_repeats_are_averaged_per_case_before_intervals_and_tests():
 
     board = run_variants(DATA, {"echo": echo, "flaky": flaky}, [exact_match()], repeats=2, progress=False,
                          test="wilcoxon")
-    assert board.results["flaky"].config["trials"] == 2 and len(board.results["flaky"].results) == 20
+    assert board.results["flaky"].config.trials == 2 and len(board.results["flaky"].results) == 20
     frame = board.leaderboard("exact_match").set_index("variant")
     per_case = [1, 1, 1, 1, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]
     assert frame.loc["flaky", "n"] == 10  # cases, not case × repeat

@@ -20,6 +20,7 @@ from statsmodels.stats.weightstats import ttost_paired
 
 from cogeval import EvalRun, compare_runs
 from cogeval.compare.engine import compare_scores
+from cogeval.errors import InputError
 
 COLUMNS = ["run_id", "case_key", "occurrence", "trial", "metric", "score", "error", "case_error"]
 Z = NormalDist().inv_cdf
@@ -151,7 +152,7 @@ def test_without_a_margin_nothing_is_equivalent():
 
 
 def test_binary_equivalence_uses_newcombes_interval():
-    # 400 pairs, 3 discordant each way: Newcombe's method-10 90% interval is about ±0.02
+    # 400 pairs, 3 discordant each way: Tango's 90% score interval is ±0.012
     base = [1] * 200 + [0] * 194 + [1] * 3 + [0] * 3
     head = [1] * 200 + [0] * 194 + [0] * 3 + [1] * 3
     assert compare_scores(wide(em=base), wide(em=head), directions={"em": True},
@@ -313,3 +314,19 @@ def test_comparison_rows_stack_with_statistics_results():
     assert stacked["test"].tolist() == ["t", "t"] and stacked["n"].tolist() == [20, 20]
     assert stacked["statistic"].tolist() == pytest.approx([reference.statistic] * 2, rel=1e-10)
     assert stacked["p_value"].tolist() == pytest.approx([reference.pvalue] * 2, rel=1e-10)
+
+
+def test_the_same_trials_give_the_same_mean_whatever_the_other_cases_hold():
+    # A case with identical trials in both runs; the other case differs, at a scale where one ulp is above 1e-9.
+    trials = [132653840.06369562, 15505313.346581561, 36117726.339356616, 467396028.7689042, 406487465.94426733]
+    base = table(*[("c0", 0, t, "q", s, False) for t, s in enumerate(trials)],
+                 *[("c1", 0, t, "q", s, False) for t, s in enumerate(trials)])
+    head = table(*[("c0", 0, t, "q", s, False) for t, s in enumerate(reversed(trials))],
+                 *[("c1", 0, t, "q", s * 1e-3, False) for t, s in enumerate(trials)])
+    c = compare_scores(base, head, directions={"q": True})
+    assert c.changes["case_key"].tolist() == ["c1"] and c.metrics["q"].regressed == 1
+
+
+def test_margins_need_alpha_below_one_half():
+    with pytest.raises(InputError, match=r"margins need alpha below 0.5: .*; got alpha=0.5"):
+        compare_scores(wide(m=[1, 0, 1]), wide(m=[1, 1, 1]), directions={"m": True}, margins={"m": 0.05}, alpha=0.5)

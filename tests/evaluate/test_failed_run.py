@@ -131,7 +131,8 @@ def test_failed_assertions_alone_exit_1():
 
 def test_an_empty_run_is_not_a_failed_run():
     result = EvalSuite(DATA, down, metrics=[exact_match()], progress=False).run()
-    empty = dataclasses.replace(result, results=[], stats=dataclasses.replace(result.stats, total=0, errors=0))
+    stats = result.stats.model_copy(update={"total": 0, "errors": 0})
+    empty = dataclasses.replace(result, results=[], run=result.run.model_copy(update={"stats": stats}))
     assert empty.failures == [] and empty.exit_code == 0
 
 

@@ -19,6 +19,7 @@ from cogeval import (
     threshold,
     token_usage,
 )
+from cogeval.data.records import ConfigRecord
 
 DATA = Dataset.from_records([
     {"input": "2+2", "expected": "4"},
@@ -201,7 +202,8 @@ def test_interleaved_suites_give_each_the_result_its_own_run_gives():
     assert [r.output for r in four.results] == ["4", "4", "4"]
     assert (four.name, four.metadata, calc.name) == ("four", {"v": 2}, "calc")
     assert four.aggregated["exact_match"].mean == pytest.approx(1 / 3) and not four.passed
-    assert four.config == doubled.config() and calc.config == plain.config()
+    assert four.config == ConfigRecord.model_validate(doubled.config())
+    assert calc.config == ConfigRecord.model_validate(plain.config())
     assert four.run_id != calc.run_id and four.started_at == calc.started_at
     assert [(p["completed"], p["total"]) for p in seen] == [(1, 3), (2, 3), (3, 3)]
     assert [r.case.input for r in four.results] == ["2+2", "3+3", "boom"]

@@ -209,7 +209,7 @@ def test_any_other_path_is_the_file_itself(result, tmp_path):
 
 
 def test_a_run_id_that_would_escape_its_folder_is_refused_before_writing(result, tmp_path):
-    bad = dataclasses.replace(result, run_id="../x")
+    bad = dataclasses.replace(result, run=result.run.model_copy(update={"run_id": "../x"}))
     with pytest.raises(InputError) as caught:
         bad.save_run(tmp_path / "runs")
     assert str(caught.value) == BAD_ID
@@ -221,7 +221,7 @@ def test_a_run_id_that_would_escape_its_folder_is_refused_before_writing(result,
     with pytest.raises(InputError) as caught:
         run.save(tmp_path / "runs")
     assert str(caught.value) == BAD_ID
-    assigned = result.to_run()
+    assigned = result.to_run().model_copy()  # to_run() is the result's own run: change a copy
     assigned.run_id = "../x"
     with pytest.raises(InputError) as caught:
         assigned.save(tmp_path / "runs/")

@@ -201,7 +201,7 @@ def test_backoff_grows_between_attempts():
         raise RuntimeError("x")
 
     run([Case("a")], failing, retries=2, backoff=0.04)
-    gaps = [b - a for a, b in zip(times, times[1:])]
+    gaps = [b - a for a, b in itertools.pairwise(times)]
     assert 0.02 <= gaps[0] < 0.2  # 0.04 s, jittered to [0.02, 0.04]
     assert 0.04 <= gaps[1] < 0.3  # 0.08 s, jittered to [0.04, 0.08]
 

@@ -110,7 +110,7 @@ def test_target_response_refuses_a_bad_duration(duration, shown):
 
 
 def test_target_response_output_must_be_text():
-    with pytest.raises(InputError, match="TargetResponse.output must be a str; got int: 3"):
+    with pytest.raises(InputError, match=r"TargetResponse\.output must be a str; got int: 3"):
         TargetResponse(3)
 
 
@@ -188,7 +188,7 @@ def test_scripted_assistant_turns_are_kept_without_a_call():
         return "ok"
 
     case = Case(turns=["a", {"role": "assistant", "content": "prefilled"}, "b"])
-    final, turns = asyncio.run(converse(as_target(bot), case))
+    _final, turns = asyncio.run(converse(as_target(bot), case))
     assert calls == [["user", "assistant", "user"]]
     assert [t.input for t in turns] == ["b"]
 

@@ -419,7 +419,10 @@ def test_garbage_and_server_errors_leave_no_verdict_never_a_tie(chat_server, tmp
     chat_server.responder = responder
     judge = pairwise_judge(make_judge(chat_server, tmp_path), "Better?", "j")
     data = [{"input": "ok"}, {"input": "garbage"}, {"input": "broken"}]
-    a = lambda q: {"ok": "A", "garbage": "garbage A", "broken": "broken A"}[q]
+
+    def a(q):
+        return {"ok": "A", "garbage": "garbage A", "broken": "broken A"}[q]
+
     result = run_pairwise(data, a, lambda q: "B", [judge])
     ok, garbage, broken = result.verdicts["j"]
     assert ok.winner == "b"

@@ -90,7 +90,7 @@ def test_threshold_construction_errors():
     )
     with pytest.raises(InputError, match="threshold value must be a finite number; got nan"):
         threshold("exact_match", math.nan)
-    with pytest.raises(InputError, match="threshold value must be a finite number; got '0.8'"):
+    with pytest.raises(InputError, match=r"threshold value must be a finite number; got '0\.8'"):
         threshold("exact_match", "0.8")
     with pytest.raises(InputError, match="threshold path must be a string"):
         threshold(None, 1)

@@ -9,8 +9,8 @@ import math
 import re
 import time
 
-import pytest
 import chat_server
+import pytest
 from chat_server import completion, error, malformed
 
 from cogeval import JudgeConfig, correctness, faithfulness, llm_metric, relevance

@@ -7,8 +7,8 @@ import json
 import math
 import re
 
-import pytest
 import chat_server
+import pytest
 from chat_server import completion, error, malformed
 
 from cogeval import EvalBuilder, EvalSuite, correctness, exact_match, faithfulness, load_run

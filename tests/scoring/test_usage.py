@@ -89,7 +89,7 @@ def test_a_failing_value_function_names_the_metric_and_outcome():
 
 
 def test_construction_errors():
-    with pytest.raises(InputError, match="must not contain '.'"):
+    with pytest.raises(InputError, match=r"must not contain '\.'"):
         StatisticalMetric("latency.ms", lambda o: 1)
     with pytest.raises(InputError, match="value must be a callable value\\(outcome\\); got 3"):
         StatisticalMetric("x", 3)

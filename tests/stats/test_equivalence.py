@@ -93,46 +93,23 @@ def test_fewer_than_two_pairs_is_never_equivalent():
     assert (one.mean_difference, one.p_value, one.equivalent) == (0.0, 1.0, False)
 
 
-def test_identical_runs_are_equivalent_with_p_zero():
-    # statsmodels: ttost_paired(x, x, -0.1, 0.1) gives t = +-inf, p = 0 (with a divide-by-zero warning)
+def test_identical_runs_are_not_shown_equivalent():
+    # statsmodels: ttost_paired(x, x, -0.1, 0.1) gives t = +-inf, p = 0; without spread the t-test is undefined,
+    # and identical scores on a few cases say nothing about how far other cases could differ
     r = equivalence_test([0.8, 0.7, 0.9, 1.0], [0.8, 0.7, 0.9, 1.0], 0.1)
-    assert (r.mean_difference, r.lower_p_value, r.upper_p_value, r.p_value, r.equivalent) == (0.0, 0.0, 0.0, 0.0, True)
+    assert (r.mean_difference, r.lower_p_value, r.upper_p_value, r.p_value, r.equivalent) == (0.0, 1.0, 1.0, 1.0, False)
 
 
-@pytest.mark.parametrize(
-    ("shift", "margin", "lower", "upper"),
-    [
-        (0.05, 0.1, 0.0, 0.0),  # inside: equivalent
-        (-0.05, 0.1, 0.0, 0.0),
-        (0.25, 0.1, 0.0, 1.0),  # above the margin
-        (-0.25, 0.1, 1.0, 0.0),  # below
-        (0.5, 0.5, 0.0, 1.0),  # exactly at the margin: the boundary belongs to the null, not equivalent
-    ],
-)
-def test_constant_difference_is_decided_exactly(shift, margin, lower, upper):
+@pytest.mark.parametrize(("shift", "margin"), [(0.05, 0.1), (-0.05, 0.1), (0.25, 0.1), (-0.25, 0.1), (0.5, 0.5)])
+def test_constant_differences_are_never_equivalent_and_leak_no_nan(shift, margin):
     a = np.array([1.0, 2.0, 3.0, 4.0])
     r = equivalence_test(a + shift, a, margin)
-    assert (r.lower_p_value, r.upper_p_value) == (lower, upper)
-    assert r.p_value == max(lower, upper)
-    assert r.equivalent is (max(lower, upper) == 0.0)
-    assert not math.isnan(r.p_value)
-
-
-def test_constant_difference_at_the_margin_does_not_leak_nan():
-    # statsmodels: ttost_paired(a + 0.5, a, -0.5, 0.5) -> p = nan (0 / 0 in the upper test)
-    from statsmodels.stats.weightstats import ttost_paired
-
-    a = np.array([1.0, 2.0, 3.0])
-    with np.errstate(all="ignore"):
-        assert math.isnan(ttost_paired(a + 0.5, a, -0.5, 0.5)[0])
-    r = equivalence_test(a + 0.5, a, 0.5)
-    assert (r.p_value, r.equivalent) == (1.0, False)
+    assert (r.lower_p_value, r.upper_p_value, r.p_value, r.equivalent) == (1.0, 1.0, 1.0, False)
 
 
 def test_constant_up_to_rounding_is_treated_as_constant():
     # differences 0.30000000000000004 and 0.3: sd ~ 4e-17, below R's 10 * eps * |mean| rule
-    assert equivalence_test([0.1 + 0.2, 0.3], [0.0, 0.0], 0.31).p_value == 0.0
-    assert equivalence_test([0.1 + 0.2, 0.3], [0.0, 0.0], 0.3).p_value == 1.0
+    assert equivalence_test([0.1 + 0.2, 0.3], [0.0, 0.0], 0.31).p_value == 1.0
 
 
 # --- bad input, result shape ---------------------------------------------------------------------

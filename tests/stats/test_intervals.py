@@ -12,8 +12,7 @@ from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
 from cogeval.errors import InputError
-from cogeval.stats import Interval, bootstrap_ci, wilson_interval
-from cogeval.stats import intervals
+from cogeval.stats import Interval, bootstrap_ci, intervals, wilson_interval
 
 SKEWED = np.random.default_rng(3).exponential(size=40)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from statistics import NormalDist
 
 import numpy as np
 import pytest
@@ -74,30 +75,60 @@ def test_wilcoxon_interval_excludes_zero_exactly_when_the_test_rejects_for_conti
         assert (low > 0 or high < 0) == (wilcoxon_test(d, np.zeros(n)).p_value < 1 - confidence)
 
 
-def test_wilcoxon_interval_long_samples_use_bisection_and_agree_with_walsh():
-    rng = np.random.default_rng(4)
-    d = rng.normal(0.3, 1, 2500)
-    low, high = wilcoxon_interval(d, np.zeros(2500))
-    # the normal approximation of the Hodges–Lehmann interval: mean shift 0.3, se about 1.25/sqrt(2500)·... wide
-    assert 0.15 < low < 0.3 < high < 0.45 and high - low == pytest.approx(2 * 1.96 * 1.02 / 50, rel=0.15)
+def test_wilcoxon_interval_of_a_long_skewed_sample_matches_r():
+    # Beyond WALSH_LIMIT pairs the ends are found by bisection, from the Hodges–Lehmann centre (not the median,
+    # which a skewed sample can put outside the interval). R 4.2:
+    #   i <- 1:2500; u <- (i * 0.6180339887498949) %% 1; d <- -log(1 - u) - 0.5
+    #   wilcox.test(d, conf.int = TRUE, tol.root = 1e-10)$conf.int  ->  0.3032446447 0.3755354502
+    i = np.arange(1, 2501)
+    d = -np.log(1 - (i * 0.6180339887498949) % 1) - 0.5
+    assert tuple(wilcoxon_interval(d, np.zeros(2500))) == pytest.approx((0.3032446447, 0.3755354502), abs=1e-9)
 
 
-def test_paired_proportion_interval_matches_newcombes_formula_in_r():
-    # R, Newcombe (1998) method 10 from R's Wilson limits:
-    #   w1 <- prop.test(17, 20, correct = FALSE)$conf.int; w2 <- prop.test(14, 20, correct = FALSE)$conf.int
-    #   phi <- (12 * 1 - 5 * 2) / sqrt(17 * 3 * 14 * 6); combined as in the paper -> -0.1072281363 0.3870114810
-    a = [1] * 12 + [1] * 5 + [0] * 2 + [0] * 1
-    b = [1] * 12 + [0] * 5 + [1] * 2 + [0] * 1
-    assert tuple(paired_proportion_interval(a, b)) == pytest.approx((-0.1072281363, 0.3870114810), abs=1e-9)
-    # 5 pairs that all agree (phi = 0: an empty margin): -0.4344824648 0.4344824648
-    assert tuple(paired_proportion_interval([0] * 5, [0] * 5)) == pytest.approx((-0.4344824648, 0.4344824648),
-                                                                               abs=1e-9)
+def test_wilcoxon_interval_with_heavy_ties_inverts_the_test_exactly():
+    # 101 distinct values: R's uniroot lands on the wrong step of the tied statistic (conf.int 0.7162 0.9042),
+    # but R's own test accepts mu = 0.7013 (p = 0.05131797) and rejects mu = 0.895 (p = 0.03862787);
+    # the interval is every shift the test accepts.
+    i = np.arange(1, 1501)
+    d = ((i * 37) % 101) ** 2 / 2000 - 0.8
+    low, high = wilcoxon_interval(d, np.zeros(1500))
+    assert low < 0.7013 < 0.8899 < high < 0.895
+    for mu, accepted in ((low + 1e-9, True), (low - 1e-3, False), (high - 1e-9, True), (high + 1e-3, False)):
+        assert (wilcoxon_test(d - mu, np.zeros(1500)).p_value >= 0.05) == accepted
+
+
+def pairs(only_a, only_b, n):
+    a = [1] * only_a + [0] * only_b + [0] * (n - only_a - only_b)
+    b = [0] * only_a + [1] * only_b + [0] * (n - only_a - only_b)
+    return a, b
+
+
+@pytest.mark.parametrize(
+    ("only_a", "only_b", "n", "confidence", "low", "high"),
+    [  # R 4.2: uniroot on Tango's (1998) score statistic, written out independently (see the module docstring)
+        (5, 2, 20, 0.95, -0.1225183134, 0.4048263897),
+        (7, 3, 50, 0.90, -0.02658519412, 0.19183700331),
+        (10, 0, 10, 0.95, 0.4449344003, 1.0),
+    ],
+)
+def test_paired_proportion_interval_is_tangos_score_interval(only_a, only_b, n, confidence, low, high):
+    interval = paired_proportion_interval(*pairs(only_a, only_b, n), confidence=confidence)
+    assert tuple(interval) == pytest.approx((low, high), abs=1e-9)
+
+
+def test_paired_proportion_interval_without_discordant_pairs_is_z_squared_over_n_plus_z_squared():
+    # No discordant pair in n: Z(d) = -n·d / sqrt(n·d·(1 - d)), so |Z| <= z exactly for |d| <= z² / (n + z²)
+    for n, confidence in ((5, 0.95), (100, 0.90), (2, 0.90)):
+        z = NormalDist().inv_cdf(1 - (1 - confidence) / 2)
+        bound = z**2 / (n + z**2)
+        assert tuple(paired_proportion_interval([0] * n, [0] * n, confidence=confidence)) == pytest.approx(
+            (-bound, bound), rel=1e-12)
 
 
 def test_bad_input_names_the_argument():
     with pytest.raises(InputError, match=r"n must count every pair, at least b \+ c = 5 and at least 1; got 3"):
         mcnemar_interval(2, 3, 3)
-    with pytest.raises(InputError, match="a must hold only 0 and 1; got 0.5"):
+    with pytest.raises(InputError, match=r"a must hold only 0 and 1; got 0\.5"):
         paired_proportion_interval([0.5], [1])
     with pytest.raises(InputError, match="confidence"):
         wilcoxon_interval([1.0, 2.0], [0.0, 0.0], confidence=1.0)

@@ -295,7 +295,7 @@ def test_rank_intervals_by_hand():
 
 def test_touching_intervals_overlap_and_nan_intervals_are_left_out():
     best, worst = rank_intervals([0.5, 0.2, math.nan], [0.9, 0.5, math.nan])
-    assert best.tolist() == [1, 1] + [pytest.approx(math.nan, nan_ok=True)]
+    assert best.tolist() == [1, 1, pytest.approx(math.nan, nan_ok=True)]
     assert worst[:2].tolist() == [2, 2] and math.isnan(worst[2])
 
 

@@ -1,0 +1,205 @@
+"""A run's data from a tidy table of per-case scores: what :meth:`EvalRun.from_frame <cogeval.data.EvalRun.from_frame>` reads.
+
+The rules of a frame, in the order they apply:
+
+- cases are identified by a ``case_key`` column, or else by ``input`` (and
+  ``expected``): ``case_key = Case(input, expected).key``; ``occurrence`` and
+  ``trial`` are optional columns (0 when absent);
+- a frame with both ``metric`` and ``score`` columns is in the **long form**
+  (one row per case × metric; ``error`` is the score's error), any other in the
+  **wide form** (one row per case; every column not in :data:`FRAME_KNOWN`
+  holds a metric's scores; ``error`` is the target's error);
+- a score is a number or numeric text; a missing one is NaN;
+- every metric is higher-is-better unless ``directions`` says otherwise.
+
+>>> data = run_data_from_frame(pd.DataFrame({"input": ["2+2"], "quality": [1.0]}), run_id="20261022T101530123Z-1a2b3c4d")
+>>> data["results"][0]["scores"], data["config"]["metrics"]
+([{'metric': 'quality', 'score': 1.0}], [{'name': 'quality', 'higher_is_better': True, 'kind': 'case'}])
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+from collections.abc import Mapping
+from numbers import Real
+from typing import Any
+
+import pandas as pd
+
+from cogeval import _columns as col
+from cogeval._check import check_json_metadata, describe
+from cogeval.data.case import FIELDS, Case
+from cogeval.data.dataset import missing_to_none
+from cogeval.data.run_id import check_run_id, new_run_id, utc_now
+from cogeval.errors import InputError
+
+__all__ = ["FRAME_KNOWN", "run_data_from_frame"]
+
+
+def run_data_from_frame(
+    frame: pd.DataFrame,
+    *,
+    run_id: str | None = None,
+    name: str | None = None,
+    metadata: dict[str, Any] | None = None,
+    directions: Mapping[str, bool] | None = None,
+    started_at: datetime.datetime | str | None = None,
+) -> dict[str, Any]:
+    """The data of a run (snake_case keys, for ``EvalRun.model_validate``) read from ``frame`` by the rules above."""
+    if not isinstance(frame, pd.DataFrame):
+        raise InputError(f"from_frame needs a pandas DataFrame; got {describe(frame)}")
+    columns = [str(c) for c in frame.columns]
+    frame = frame.set_axis(columns, axis=1)
+    if col.CASE_KEY not in columns and col.INPUT not in columns:
+        raise InputError(f"from_frame needs a 'case_key' or 'input' column; got columns {columns!r}")
+    if col.METRIC in columns and col.SCORE not in columns:
+        raise InputError(
+            "from_frame got a 'metric' column but no 'score' column: the long form needs both, "
+            "the wide form has one column per metric and no 'metric' column"
+        )
+    long = col.METRIC in columns
+    metric_columns = [] if long else [c for c in columns if c not in FRAME_KNOWN]
+    results: dict[tuple[str, int, int], dict[str, Any]] = {}
+    metrics: dict[str, None] = dict.fromkeys(metric_columns)
+    for label, row in zip(frame.index, frame.to_dict("records")):
+        where = f"row {label!r}"
+        row = {k: missing_to_none(v) for k, v in row.items()}
+        key, case = _row_case(where, row)
+        ident = (key, _row_count(where, row, col.OCCURRENCE), _row_count(where, row, col.TRIAL))
+        result = results.get(ident)
+        if result is None:
+            result = results[ident] = _row_result(where, row, key, case, ident, wide_error=not long)
+        elif not long:
+            raise InputError(_repeat_message(where, ident, None))
+        if long:
+            metric = row[col.METRIC]
+            if not isinstance(metric, str) or not metric:
+                raise InputError(f"metric in {where} must be a metric name (a non-empty string); got {describe(metric)}")
+            if any(s["metric"] == metric for s in result["scores"]):
+                raise InputError(_repeat_message(where, ident, metric))
+            metrics[metric] = None
+            error = row.get(col.ERROR)
+            result["scores"].append({
+                "metric": metric, "score": _number(f"score in {where}", row[col.SCORE]),
+                "error": None if error is None else str(error),
+            })
+        else:
+            result["scores"] += [
+                {"metric": m, "score": _number(f"column {m!r} in {where}", row[m], wide=True)} for m in metric_columns
+            ]
+    directions = _checked_directions(directions, list(metrics))
+    started = _moment(started_at)
+    return {
+        "run_id": new_run_id(started) if run_id is None else check_run_id(run_id),
+        "started_at": started, "finished_at": started, "name": name,
+        "metadata": check_json_metadata("metadata", metadata),
+        "config": {
+            "metrics": [{"name": m, "higher_is_better": directions.get(m, True), "kind": "case"} for m in metrics],
+            "trials": max((ident[2] + 1 for ident in results), default=1),
+            "target": {"type": "frame"},
+        },
+        "results": list(results.values()),
+    }
+
+
+_RESULT_FIELDS = (col.OUTPUT, col.ERROR, col.DURATION_S, col.INPUT_TOKENS, col.OUTPUT_TOKENS, col.COST_USD, col.TRACE_ID)
+FRAME_KNOWN = frozenset({col.RUN_ID, col.CASE_KEY, col.OCCURRENCE, col.TRIAL, *FIELDS, *_RESULT_FIELDS})
+"""The columns of a wide frame that are not metrics: ids, the case's fields and the result's."""
+
+
+def _row_case(where: str, row: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    fields = {f: row.get(f) for f in FIELDS if row.get(f) is not None}
+    key = row.get(col.CASE_KEY)
+    if key is None and col.CASE_KEY in row and col.INPUT not in row:
+        raise InputError(f"case_key in {where} is missing")
+    if key is not None and not isinstance(key, str):
+        key = str(key)
+    if col.INPUT not in fields and col.TURNS not in fields:
+        if key is None:
+            raise InputError(f"input in {where} is missing (give an input or a case_key)")
+        fields[col.INPUT] = key  # only a key is known: it stands in for the input
+    try:
+        case = Case(**fields)
+    except InputError as error:
+        raise InputError(f"{where}: {error}") from None
+    return (case.key if key is None else key), case.to_dict()
+
+
+def _row_count(where: str, row: Mapping[str, Any], column: str) -> int:
+    value = row.get(column)
+    if value is None:
+        return 0
+    if isinstance(value, Real) and not isinstance(value, bool) and float(value).is_integer() and value >= 0:
+        return int(value)
+    raise InputError(f"{column} in {where} must be an integer >= 0; got {describe(value)}")
+
+
+def _row_result(where: str, row: Mapping[str, Any], key: str, case: dict[str, Any],
+                ident: tuple[str, int, int], *, wide_error: bool) -> dict[str, Any]:
+    error = row.get(col.ERROR) if wide_error else None
+    trace = row.get(col.TRACE_ID)
+    return {
+        "case_key": key, "occurrence": ident[1], "trial": ident[2], "case": case,
+        "output": row.get(col.OUTPUT), "error": None if error is None else str(error),
+        "duration": _number(f"duration_s in {where}", row.get(col.DURATION_S)),
+        "usage": {
+            "input_tokens": _row_count(where, row, col.INPUT_TOKENS) if row.get(col.INPUT_TOKENS) is not None else None,
+            "output_tokens": _row_count(where, row, col.OUTPUT_TOKENS) if row.get(col.OUTPUT_TOKENS) is not None else None,
+            "cost": _number(f"cost_usd in {where}", row.get(col.COST_USD)),
+        },
+        "trace_id": None if trace is None else str(trace),
+        "scores": [],
+    }
+
+
+def _repeat_message(where: str, ident: tuple[str, int, int], metric: str | None) -> str:
+    what = f"case_key {ident[0]!r} occurrence {ident[1]} trial {ident[2]}"
+    if metric is not None:
+        what += f" metric {metric!r}"
+    return f"{where} repeats {what}; add an 'occurrence' or 'trial' column to tell repeated rows apart"
+
+
+def _number(where: str, value: Any, *, wide: bool = False) -> float:
+    if value is None:
+        return math.nan
+    if isinstance(value, (Real, bool)):
+        return float(value)
+    if isinstance(value, str):
+        if not value.strip():
+            return math.nan  # an empty cell of a CSV read as text
+        try:
+            return float(value.strip())
+        except ValueError:
+            pass
+    hint = (
+        " (in the wide form every column other than "
+        + ", ".join(sorted(FRAME_KNOWN)) + " holds a metric's scores)"
+    ) if wide else ""
+    raise InputError(f"{where} is not a number: {describe(value)}{hint}")
+
+
+def _checked_directions(directions: Mapping[str, bool] | None, metrics: list[str]) -> dict[str, bool]:
+    if directions is None:
+        return {}
+    if not isinstance(directions, Mapping):
+        raise InputError(f"directions must map metric names to higher_is_better (True/False); got {describe(directions)}")
+    for name, higher in directions.items():
+        if name not in metrics:
+            raise InputError(f"directions names {name!r}, which is not a metric of the frame; its metrics are {metrics!r}")
+        if not isinstance(higher, bool):
+            raise InputError(f"directions[{name!r}] must be True or False (higher is better); got {describe(higher)}")
+    return dict(directions)
+
+
+def _moment(started_at: datetime.datetime | str | None) -> datetime.datetime:
+    if started_at is None:
+        return utc_now()
+    if isinstance(started_at, str):
+        try:
+            started_at = datetime.datetime.fromisoformat(started_at)
+        except ValueError:
+            raise InputError(f"started_at must be an ISO 8601 time or a datetime; got {describe(started_at)}") from None
+    if not isinstance(started_at, datetime.datetime):
+        raise InputError(f"started_at must be an ISO 8601 time or a datetime; got {describe(started_at)}")
+    return started_at if started_at.tzinfo else started_at.replace(tzinfo=datetime.timezone.utc)

@@ -1,0 +1,383 @@
+"""The parts of a run file (DESIGN §5): one pydantic record per object of the ``cogitator.eval-run`` format.
+
+Every record has snake_case attributes and the file's camelCase keys; both are
+accepted when building one. Every float is NaN in memory where the file has
+``null`` (:data:`Number`), and values JSON cannot hold are made JSON-safe
+(:data:`Json`). Keys a record does not know are kept and written back, since
+other implementations share the format. :class:`~cogeval.data.EvalRun` (in
+:mod:`cogeval.data.run`) is the whole file.
+
+>>> StatsRecord.model_validate({"total": 2, "errors": 0, "duration": 1.5, "cost": None, "judgeCalls": 4}).judge_calls
+4
+>>> StatsRecord(total=2, duration=1.5).model_dump(by_alias=True)
+{'total': 2, 'errors': 0, 'duration': 1.5, 'cost': None}
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Annotated, Any, ClassVar
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    model_serializer,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
+
+from cogeval.data.case import FIELDS, Case
+from cogeval.data.jsonable import jsonable
+from cogeval.stats import Aggregate
+
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "AggregateRecord",
+    "AssertionRecord",
+    "CaseRecord",
+    "ConfigRecord",
+    "DatasetRecord",
+    "MetricRecord",
+    "PromptRecord",
+    "ResultRecord",
+    "ScoreRecord",
+    "StatsRecord",
+    "TurnRecord",
+    "UsageRecord",
+]
+
+FORMAT = "cogitator.eval-run"
+VERSION = 1
+
+
+def _nan_if_none(value: Any) -> Any:
+    return math.nan if value is None else value
+
+
+def _none_if_not_finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+Number = Annotated[float, BeforeValidator(_nan_if_none), PlainSerializer(_none_if_not_finite)]
+"""A float that is NaN in memory where the file has ``null``; NaN and ±inf are written as ``null``."""
+
+Json = Annotated[Any, BeforeValidator(jsonable), PlainSerializer(jsonable)]
+"""Any value, made JSON-safe (bytes and objects as text, circular references as ``"[Circular]"``)."""
+
+Count = Annotated[int, Field(ge=0)]
+
+
+class _Record(BaseModel):
+    """Base of every part of the file: camelCase keys, unknown keys kept, NaN-aware equality."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+    _omit_if_none: ClassVar[tuple[str, ...]] = ()
+
+    @model_validator(mode="after")
+    def _jsonable_extra(self) -> Any:
+        if self.__pydantic_extra__:
+            for key, value in self.__pydantic_extra__.items():
+                self.__pydantic_extra__[key] = jsonable(value)
+        return self
+
+    @model_serializer(mode="wrap")
+    def _drop_absent(self, handler: Any) -> Any:
+        data = handler(self)
+        for name in self._omit_if_none:
+            value = getattr(self, name)
+            if value is None or (isinstance(value, float) and math.isnan(value)):
+                data.pop(name, None)
+                data.pop(to_camel(name), None)
+        return data
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, type(self)):
+            return NotImplemented
+        return self.model_dump(by_alias=True) == other.model_dump(by_alias=True)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class DatasetRecord(_Record):
+    """``dataset``: which cases were run."""
+
+    fingerprint: str
+    """SHA-256 hex of the canonical JSON of the list of cases run (``Dataset.fingerprint``)."""
+    cases: Count
+    """Number of cases run (the length of the case list, duplicates included, before trials)."""
+
+
+class MetricRecord(_Record):
+    """One entry of ``config.metrics`` or ``config.statisticalMetrics``: what made a metric."""
+
+    name: str
+    """The metric's name: the key of its scores everywhere."""
+    higher_is_better: bool = True
+    """The metric's direction; ``False`` for latency, cost and other smaller-is-better metrics."""
+    params: dict[str, Json] = Field(default_factory=dict)
+    """The arguments the metric was made with."""
+    kind: str = "case"
+    """``"case"`` for a per-case metric, ``"run"`` for a statistical one; other values from other implementations are kept."""
+
+
+def _named_metric(value: Any) -> Any:
+    """The format's own form of a metric, its name alone, as the record of a metric with that name."""
+    return {"name": value} if isinstance(value, str) else value
+
+
+Metrics = list[Annotated[MetricRecord, BeforeValidator(_named_metric)]]
+"""Metric records; a bare name (the format's own form, ``"metrics": ["exactMatch"]``) reads as ``{"name": ...}``."""
+
+
+class ConfigRecord(_Record):
+    """``config``: how the run was made. Extra keys (``timeoutS``, ``retries``...) are kept."""
+
+    metrics: Metrics = Field(default_factory=list)
+    """Per-case metrics, in the order the suite listed them."""
+    statistical_metrics: Metrics = Field(default_factory=list)
+    """Run-level metrics (latency, cost...): aggregated, no per-case scores; per-case values in ``results[].statisticalValues``
+    for custom ones, read from ``duration`` and ``usage`` for the built-ins."""
+    judge: dict[str, Json] | None = None
+    """The LLM judge's configuration (such as ``{model, temperature, samples}``), or ``None``."""
+    trials: Count = 1
+    """How many times each case was run."""
+    concurrency: Count = 1
+    """How many cases ran at once."""
+    target: dict[str, Json] = Field(default_factory=dict)
+    """The target, e.g. ``{"type": "function", "name": "my_fn"}`` or ``{"type": "chat", "model": ...}``; never a secret."""
+
+
+class PromptRecord(_Record):
+    """Which prompt made an answer (an entry of ``prompts``, or ``results[].prompt``)."""
+
+    key: str | None = None
+    """The prompt's key in a prompt registry."""
+    version_id: Json = None
+    """The id of the prompt version."""
+    version: Json = None
+    """The prompt version (a number or a label)."""
+    ab_test: Json = None
+    """The A/B test arm or test the prompt belongs to, if any."""
+
+
+class UsageRecord(_Record):
+    """``usage``: tokens and cost of a call; ``null`` (``None`` / NaN) when the target did not report them."""
+
+    input_tokens: Count | None = None
+    """Prompt tokens."""
+    output_tokens: Count | None = None
+    """Completion tokens."""
+    cost: Number = math.nan
+    """Cost in USD; NaN (``null``) when unknown."""
+
+
+class CaseRecord(_Record):
+    """``results[].case``: the case as :meth:`Case.to_dict` writes it; absent fields left out."""
+
+    _omit_if_none = FIELDS
+    input: Json = None
+    """What the target received (required unless ``turns`` is given)."""
+    expected: Json = None
+    """The reference answer, if any."""
+    context: Json = None
+    """Grounding documents, if any."""
+    metadata: Json = None
+    """Labels of the case (a JSON object), if any."""
+    turns: Json = None
+    """The user messages of a multi-turn case, if any."""
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _valid_case(cls, data: Any, handler: Any) -> CaseRecord:
+        """A record read from a file is checked as a :class:`Case`; one made from a ``Case`` was checked when the case was made."""
+        if isinstance(data, Case):
+            return handler(data.to_dict())
+        record = handler(data)
+        record.to_case()  # raises InputError, a ValueError, naming the field
+        return record
+
+    def to_case(self) -> Case:
+        """This record as a :class:`Case`."""
+        return Case(**{name: getattr(self, name) for name in FIELDS})
+
+
+class TurnRecord(_Record):
+    """One turn of a multi-turn case (``results[].turns[]``)."""
+
+    _omit_if_none = ("error",)
+    input: Json = None
+    """The user message sent."""
+    output: Json = None
+    """The answer."""
+    error: str | None = None
+    """Why the turn failed (left out of the file when it did not)."""
+    duration: Number = math.nan
+    """Seconds the turn took."""
+    usage: UsageRecord = Field(default_factory=UsageRecord)
+    """Tokens and cost of the turn."""
+    trace_id: str | None = None
+    """Id of the call in a tracing system."""
+    prompt: PromptRecord | None = None
+    """Which prompt made the answer."""
+
+
+class ScoreRecord(_Record):
+    """``results[].scores[]``: one metric's score of one answer."""
+
+    metric: str
+    """The metric's name."""
+    score: Number
+    """The score; NaN (``null``) when the metric could not score, and ``error`` says why."""
+    error: str | None = None
+    """Why there is no score, or ``None``."""
+    details: Json = None
+    """Details of the score (a judge's reasoning, precision and recall...)."""
+
+
+class ResultRecord(_Record):
+    """``results[]``: one trial of one case."""
+
+    _omit_if_none = ("statistical_values",)
+    case_key: str = Field(min_length=1)
+    """The case's key: SHA-256 of the canonical JSON of ``{input, turns, expected}`` (``Case.key``)."""
+    occurrence: Count = 0
+    """Counts earlier cases with the same key in the dataset (0 for the first)."""
+    trial: Count = 0
+    """The trial, from 0."""
+    case: CaseRecord
+    """The case that was run."""
+    output: Json = None
+    """The target's answer (``""`` when it failed)."""
+    error: str | None = None
+    """Why the target failed, or ``None``."""
+    duration: Number = math.nan
+    """Seconds the final attempt took."""
+    usage: UsageRecord = Field(default_factory=UsageRecord)
+    """Tokens and cost of the answer."""
+    trace_id: str | None = None
+    """Id of the call in a tracing system."""
+    prompt: PromptRecord | None = None
+    """Which prompt made the answer, or ``None``."""
+    tool_calls: Json = None
+    """The tool calls the model made, as the target gave them."""
+    turns: list[TurnRecord] | None = None
+    """One record per turn of a multi-turn case, else ``None``."""
+    scores: list[ScoreRecord] = Field(default_factory=list)
+    """One score per per-case metric."""
+    statistical_values: dict[str, Number] | None = None
+    """This result's value of each statistical metric that writes its per-case values (``statisticalValues``:
+    name → number, ``null`` when unknown): custom ones, not latency, cost or token_usage, which ``duration``
+    and ``usage`` give back. Left out of the file when ``None``; other readers of the format ignore it."""
+
+
+class AggregateRecord(_Record):
+    """``aggregated[metric]``: the summary of a metric over the run (see :func:`cogeval.stats.aggregate`)."""
+
+    mean: Number = math.nan
+    """Mean of the scores present."""
+    median: Number = math.nan
+    """Median."""
+    min: Number = math.nan
+    """Smallest score."""
+    max: Number = math.nan
+    """Largest score."""
+    std_dev: Number = math.nan
+    """Sample standard deviation (ddof=1)."""
+    p50: Number = math.nan
+    """50th percentile (linear interpolation)."""
+    p95: Number = math.nan
+    """95th percentile."""
+    p99: Number = math.nan
+    """99th percentile."""
+    count: Count = 0
+    """Scores present."""
+    missing: Count = 0
+    """Scores missing (NaN) and left out."""
+
+    def to_aggregate(self) -> Aggregate:
+        """This record as a :class:`cogeval.stats.Aggregate`."""
+        return Aggregate(**{f.name: getattr(self, f.name) for f in dataclasses.fields(Aggregate)})
+
+
+class AssertionRecord(_Record):
+    """``assertions[]``: one checked assertion."""
+
+    name: str
+    """The assertion's name."""
+    passed: bool
+    """Whether it held."""
+    message: str = ""
+    """What was checked and what came."""
+    actual: Json = None
+    """The value compared (a number, or ``{metric: value}``)."""
+    expected: Json = None
+    """The value it was compared with."""
+
+
+class StatsRecord(_Record):
+    """``stats``: counts and totals of the run.
+
+    The judge's usage is counted apart from the target's: ``judge_calls`` (HTTP
+    calls, failed attempts included), ``judge_cache_hits``, the tokens its server
+    reported and ``judge_cost`` (NaN when unknown: no ``prices``). A run without
+    a judge has them ``None`` (and NaN), and the file leaves them out.
+    """
+
+    _omit_if_none = ("metric_errors", "judge_errors", "judge_cost", "judge_calls", "judge_cache_hits",
+                     "judge_input_tokens", "judge_output_tokens")
+    total: Count = 0
+    """Results (case × trial)."""
+    errors: Count = 0
+    """Results whose target failed."""
+    duration: Number = math.nan
+    """Seconds the run took."""
+    cost: Number = math.nan
+    """Total cost of the target's answers in USD; NaN (``null``) when unknown."""
+    metric_errors: Count | None = None
+    """Scores left NaN because a metric failed (optional; left out of the file when ``None``)."""
+    judge_errors: Count | None = None
+    """Scores left NaN because the judge failed (optional; left out of the file when ``None``)."""
+    judge_cost: Number = math.nan
+    """Cost of judge calls in USD (``judgeCost``; optional, left out of the file when NaN)."""
+    judge_calls: Count | None = None
+    """HTTP calls made to the judge, failed attempts included (``judgeCalls``; left out when ``None``)."""
+    judge_cache_hits: Count | None = None
+    """Judge answers read from the judge's cache (``judgeCacheHits``; left out when ``None``)."""
+    judge_input_tokens: Count | None = None
+    """Prompt tokens the judge's server reported (``judgeInputTokens``; left out when ``None``)."""
+    judge_output_tokens: Count | None = None
+    """Completion tokens the judge's server reported (``judgeOutputTokens``; left out when ``None``)."""
+
+    @property
+    def duration_s(self) -> float:
+        """The run's wall time in seconds."""
+        return self.duration
+
+    @property
+    def cost_usd(self) -> float:
+        """The target's cost in US dollars (NaN when unknown)."""
+        return self.cost
+
+    @property
+    def judge_cost_usd(self) -> float:
+        """The judge's cost in US dollars (NaN when unknown)."""
+        return self.judge_cost
+
+    def counts_text(self) -> str:
+        """The counts a report opens with: ``"12 results, 0 errors, 0 metric errors, 12 judge errors"``.
+
+        Judge errors are shown when a judge was asked (or failed) in the run,
+        so a run whose every judge call failed never reads as a clean one.
+
+        >>> StatsRecord(total=12, metric_errors=0, judge_errors=12).counts_text()
+        '12 results, 0 errors, 0 metric errors, 12 judge errors'
+        """
+        text = f"{self.total} results, {self.errors} errors, {self.metric_errors or 0} metric errors"
+        if self.judge_calls or self.judge_cache_hits or self.judge_errors:
+            text += f", {self.judge_errors or 0} judge errors"
+        return text
