@@ -23,7 +23,7 @@ import pandas as pd
 from cogeval import _columns as col
 from cogeval._check import check_choice, check_probability, check_seed, describe
 from cogeval._text import short_input
-from cogeval.compare.pairing import check_scores, metrics_of, pair_scores
+from cogeval.compare.pairing import CASE_ERROR, check_scores, metrics_of, pair_scores
 from cogeval.compare.result import MetricComparison, RunComparison, RunInfo
 from cogeval.errors import InputError
 from cogeval.compare.paired import TOLERANCE, PairedTest, agreeing_interval, inverted_interval, noise_floor, paired_test
@@ -173,6 +173,11 @@ def compare_scores(
         if n and any(unscored):
             notes.append(f"Metric {name!r}: n = {n} of {len(pairing.units)} matched cases, because scoring failed "
                          f"on {unscored[0]} case(s) in the base run and {unscored[1]} in the head run")
+        partial = (_failed_trials(base, name, pairing.units[~np.isnan(b_all)]),
+                   _failed_trials(head, name, pairing.units[~np.isnan(h_all)]))
+        if any(partial):
+            notes.append(f"Metric {name!r}: scoring failed on {partial[0]} trial(s) in the base run and {partial[1]} "
+                         "in the head run of cases still compared; those cases are means over their other trials")
         b, h = b_all[keep], h_all[keep]
         pairs[name], tests[name] = (b, h), paired_test(b, h, test)
         d = noise_floor(h - b)
@@ -258,6 +263,12 @@ def _power_warnings(metrics: Iterable[MetricComparison], tests: Mapping[str, Pai
         notes.append(f"Fewer than {MIN_DISCORDANT} discordant pairs (cases exactly one run got right) for "
                      f"{', '.join(sparse)}: McNemar's test can say little (see n_needed)")
     return notes
+
+
+def _failed_trials(frame: pd.DataFrame, metric: str, units: pd.MultiIndex) -> int:
+    """Trials of ``units`` whose score for ``metric`` is missing although the target answered (the scorer failed)."""
+    rows = frame[(frame[col.METRIC] == metric) & frame[col.SCORE].isna() & ~frame[CASE_ERROR].fillna(False).astype(bool)]
+    return int(pd.MultiIndex.from_frame(rows[[col.CASE_KEY, col.OCCURRENCE]]).isin(units).sum()) if len(rows) else 0
 
 
 def _info(frame: pd.DataFrame) -> RunInfo:

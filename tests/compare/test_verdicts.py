@@ -330,3 +330,14 @@ def test_the_same_trials_give_the_same_mean_whatever_the_other_cases_hold():
 def test_margins_need_alpha_below_one_half():
     with pytest.raises(InputError, match=r"margins need alpha below 0.5: .*; got alpha=0.5"):
         compare_scores(wide(m=[1, 0, 1]), wide(m=[1, 1, 1]), directions={"m": True}, margins={"m": 0.05}, alpha=0.5)
+
+
+def test_a_scorer_failing_on_one_trial_of_a_case_is_named():
+    # c0's second head trial has no score (the scorer failed, the target answered): c0 is the mean of its first trial
+    base = table(*[(f"c{i}", 0, t, "judge", 0.5, False) for i in range(3) for t in range(2)])
+    head = table(*[(f"c{i}", 0, t, "judge", math.nan if (i, t) == (0, 1) else 0.7, False)
+                   for i in range(3) for t in range(2)])
+    c = compare_scores(base, head, directions={"judge": True})
+    assert c.metrics["judge"].n == 3 and c.metrics["judge"].head == pytest.approx(0.7)
+    assert ("Metric 'judge': scoring failed on 0 trial(s) in the base run and 1 in the head run of cases still "
+            "compared; those cases are means over their other trials") in c.warnings
