@@ -141,7 +141,7 @@ def _key(key: Any) -> str:
         return "true" if key else "false"
     if isinstance(key, (Integral, Real)):
         if not isinstance(key, Integral) and not math.isfinite(key):
-            return "NaN" if math.isnan(key) else ("Infinity" if key > 0 else "-Infinity")
+            return "NaN" if math.isnan(key) else ("Infinity" if float(key) > 0 else "-Infinity")
         return _number(key)
     raise _Unwritable(f"key {describe(key)} is a {type(key).__name__}; use str keys")
 

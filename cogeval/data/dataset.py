@@ -267,7 +267,7 @@ def _require_input_column(source: str, frame: pd.DataFrame) -> None:
         raise DatasetError(f"{source} has no 'input' column (nor 'turns'); its columns are {found}")
 
 
-def _csv_record(where: str, row: Mapping[str, str]) -> dict[str, Any]:
+def _csv_record(where: str, row: Mapping[Any, str]) -> dict[str, Any]:
     record: dict[str, Any] = {}
     for column, text in row.items():
         if text == "":

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import datetime
 import math
+import operator
 from collections.abc import Mapping
-from numbers import Real
+from numbers import Integral, Real
 from typing import Any
 
 import pandas as pd
@@ -62,9 +63,9 @@ def run_data_from_frame(
     metric_columns = [] if long else [c for c in columns if c not in FRAME_KNOWN]
     results: dict[tuple[str, int, int], dict[str, Any]] = {}
     metrics: dict[str, None] = dict.fromkeys(metric_columns)
-    for label, row in zip(frame.index, frame.to_dict("records")):
+    for label, cells in zip(frame.index, frame.to_dict("records")):
         where = f"row {label!r}"
-        row = {k: missing_to_none(v) for k, v in row.items()}
+        row = {str(k): missing_to_none(v) for k, v in cells.items()}
         key, case = _row_case(where, row)
         ident = (key, _row_count(where, row, col.OCCURRENCE), _row_count(where, row, col.TRIAL))
         result = results.get(ident)
@@ -130,8 +131,10 @@ def _row_count(where: str, row: Mapping[str, Any], column: str) -> int:
     value = row.get(column)
     if value is None:
         return 0
-    if isinstance(value, Real) and not isinstance(value, bool) and float(value).is_integer() and value >= 0:
-        return int(value)
+    if isinstance(value, Integral) and not isinstance(value, bool) and operator.index(value) >= 0:
+        return operator.index(value)
+    if isinstance(value, Real) and not isinstance(value, bool) and float(value).is_integer() and float(value) >= 0:
+        return int(float(value))  # a whole float, as a column with a missing cell holds its numbers
     raise InputError(f"{column} in {where} must be an integer >= 0; got {describe(value)}")
 
 
@@ -202,4 +205,4 @@ def _moment(started_at: datetime.datetime | str | None) -> datetime.datetime:
             raise InputError(f"started_at must be an ISO 8601 time or a datetime; got {describe(started_at)}") from None
     if not isinstance(started_at, datetime.datetime):
         raise InputError(f"started_at must be an ISO 8601 time or a datetime; got {describe(started_at)}")
-    return started_at if started_at.tzinfo else started_at.replace(tzinfo=datetime.timezone.utc)
+    return started_at if started_at.tzinfo else started_at.replace(tzinfo=datetime.UTC)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Final
 
 from pydantic import (
     BaseModel,
@@ -51,8 +51,8 @@ __all__ = [
     "UsageRecord",
 ]
 
-FORMAT = "cogitator.eval-run"
-VERSION = 1
+FORMAT: Final = "cogitator.eval-run"
+VERSION: Final = 1
 
 
 def _nan_if_none(value: Any) -> Any:
@@ -196,8 +196,9 @@ class CaseRecord(_Record):
     def _valid_case(cls, data: Any, handler: Any) -> CaseRecord:
         """A record read from a file is checked as a :class:`Case`; one made from a ``Case`` was checked when the case was made."""
         if isinstance(data, Case):
-            return handler(data.to_dict())
-        record = handler(data)
+            trusted: CaseRecord = handler(data.to_dict())
+            return trusted
+        record: CaseRecord = handler(data)
         record.to_case()  # raises InputError, a ValueError, naming the field
         return record
 

@@ -48,7 +48,7 @@ from cogeval import _backend
 from cogeval import _columns as col
 from cogeval._check import describe
 from cogeval._files import write_text_atomic
-from cogeval._html import badge, html_table, key_value_table, safe_html
+from cogeval._html import safe_html
 from cogeval.data.case import FIELDS, Case
 from cogeval.data.dataset import Dataset
 from cogeval.data.from_frame import run_data_from_frame
@@ -71,6 +71,7 @@ from cogeval.data.records import (
     UsageRecord,
     _Record,
 )
+from cogeval.data.run_display import run_html
 from cogeval.data.run_id import check_run_id, iso_utc
 from cogeval.errors import InputError
 from cogeval.stats import aggregate
@@ -91,7 +92,6 @@ __all__ = [
     "StatsRecord",
     "TurnRecord",
     "UsageRecord",
-    "run_html",
 ]
 
 AGGREGATE_COLUMNS = ("mean", "median", "min", "max", "std_dev", "p50", "p95", "p99", "count", "missing")
@@ -145,7 +145,7 @@ class EvalRun(_Record):
     @classmethod
     def _iso_time(cls, value: Any) -> Any:
         if isinstance(value, datetime.datetime):
-            return iso_utc(value if value.tzinfo else value.replace(tzinfo=datetime.timezone.utc))
+            return iso_utc(value if value.tzinfo else value.replace(tzinfo=datetime.UTC))
         if isinstance(value, str):
             try:
                 datetime.datetime.fromisoformat(value)
@@ -255,7 +255,8 @@ class EvalRun(_Record):
 
     def to_dict(self) -> dict[str, Any]:
         """The run as JSON data with the file's camelCase keys, in model order (NaN as ``None``)."""
-        return jsonable(self.model_dump(by_alias=True))
+        data: dict[str, Any] = jsonable(self.model_dump(by_alias=True))
+        return data
 
     def save(self, target: str | os.PathLike[str]) -> pathlib.Path:
         """Write the run file as JSON (UTF-8, indented) and return the path written.
@@ -391,30 +392,3 @@ class EvalRun(_Record):
     @safe_html
     def _repr_html_(self) -> str:
         return run_html(self, f"EvalRun {self.name or ''}")
-
-
-def run_html(run: Any, title: str) -> str:
-    """The notebook display of a run (an :class:`EvalRun`, or a suite result holding one) under ``title``.
-
-    Its identity and counts, one row per metric with its direction, and the
-    assertions as pass / fail badges; every value escaped. It reads the run's
-    attributes through ``run`` so that a holder's display fails (and shows
-    :func:`~cogeval._html.safe_html`'s short message) as its own.
-    """
-    stats = run.stats
-    head = key_value_table(title, {
-        "run id": run.run_id, "started": run.started_at, "finished": run.finished_at,
-        "cases": run.dataset.cases, "results": stats.total, "errors": stats.errors,
-        "duration (s)": stats.duration_s, "cost (USD)": stats.cost_usd,
-    })
-    directions = run.directions
-    rows = [
-        {col.METRIC: name, "direction": {True: "↑", False: "↓"}.get(directions.get(name), ""), **agg.model_dump()}
-        for name, agg in run.aggregated.items()
-    ]
-    checks = html_table(
-        [{"assertion": a.name, "result": badge("pass", "good") if a.passed else badge("fail", "bad"), "message": a.message}
-         for a in run.assertions],
-        ["assertion", "result", "message"], raw_columns=["result"],
-    ) if run.assertions else ""
-    return head + html_table(rows, [col.METRIC, "direction", "mean", "p50", "p95", "min", "max", "count", "missing"]) + checks

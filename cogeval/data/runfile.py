@@ -20,6 +20,7 @@ import pathlib
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from cogeval._check import describe
 from cogeval.data.records import FORMAT, VERSION
@@ -113,8 +114,8 @@ def _location(loc: tuple[Any, ...]) -> str:
     return text or "(top level)"
 
 
-def _message(problem: dict[str, Any]) -> str:
+def _message(problem: ErrorDetails) -> str:
     cause = problem.get("ctx", {}).get("error")
     if problem["type"] == "value_error" and cause is not None:
         return str(cause)  # our own message, without pydantic's "Value error, " prefix
-    return problem["msg"]
+    return str(problem["msg"])

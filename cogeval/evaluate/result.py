@@ -32,7 +32,7 @@ from cogeval._html import safe_html
 from cogeval._text import cut, one_line
 from cogeval.data import EvalRun
 from cogeval.data.records import AggregateRecord, AssertionRecord, ConfigRecord, DatasetRecord, StatsRecord
-from cogeval.data.run import run_html
+from cogeval.data.run_display import run_html
 from cogeval.data.run_id import check_run_id
 from cogeval.execution import CaseOutcome
 from cogeval.scoring import Score
@@ -109,7 +109,7 @@ class EvalSuiteResult:
             parts = [f"{len(errors)} {'judge errors' if judged else 'errors'}"] if errors else []
             if len(cells) > len(errors):
                 parts.append(f"{len(cells) - len(errors)} NaN scores without an error")
-            first = _first(_unprefixed(errors[0].error, f"metric {name!r} ")) if errors else ""
+            first = _first(_unprefixed(str(errors[0].error), f"metric {name!r} ")) if errors else ""
             reasons.append(f"metric {name!r} has no score on any case: {' and '.join(parts)}{first}")
         return reasons
 
