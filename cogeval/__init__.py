@@ -6,10 +6,10 @@
 """
 
 from cogeval.compare.comparison import ComparisonResult, EvalComparison
+from cogeval.compare.leaderboard import Leaderboard
 from cogeval.compare.result import MetricComparison, RunComparison
 from cogeval.compare.runs import compare_runs
 from cogeval.compare.store import RunStore
-from cogeval.compare.leaderboard import Leaderboard
 from cogeval.compare.variants import Variants, run_variants
 from cogeval.data import Case, Dataset, EvalRun, canonical_json, load_run
 from cogeval.errors import (

@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))  # so tests can `from chat_server import completion, ...`
 
-from chat_server import ChatServer  # noqa: E402
+from chat_server import ChatServer
 
 
 @pytest.fixture

@@ -197,18 +197,18 @@ def test_only_the_dispatch_imports_by_name():
 
 
 # DESIGN §3: the public names independent checks call.
-DESIGN_NAMES = """
-Case Dataset EvalSuite EvalBuilder EvalSuiteResult ChatTarget TargetResponse
-exact_match contains regex json_valid metric latency cost token_usage
-faithfulness relevance correctness llm_metric JudgeConfig threshold no_regression assertion
-EvalRun load_run RunStore compare_runs RunComparison
-EvalComparison ComparisonResult report_comparison comparison_markdown comparison_html
-Variants run_variants Leaderboard run_pairwise pairwise_judge human_pairwise
-export_pairwise_cases human_labels evaluate_pairwise DirectoryTraceSource
-paired_t_test mcnemars_test wilcoxon_test adjust_p_values bootstrap_ci
-cohens_d wilson_interval cohen_kappa bradley_terry Interval
-aggregate mean median std_dev percentile canonical_json
-""".split()
+DESIGN_NAMES = [
+    "Case", "Dataset", "EvalSuite", "EvalBuilder", "EvalSuiteResult", "ChatTarget", "TargetResponse",
+    "exact_match", "contains", "regex", "json_valid", "metric", "latency", "cost", "token_usage",
+    "faithfulness", "relevance", "correctness", "llm_metric", "JudgeConfig", "threshold", "no_regression", "assertion",
+    "EvalRun", "load_run", "RunStore", "compare_runs", "RunComparison",
+    "EvalComparison", "ComparisonResult", "report_comparison", "comparison_markdown", "comparison_html",
+    "Variants", "run_variants", "Leaderboard", "run_pairwise", "pairwise_judge", "human_pairwise",
+    "export_pairwise_cases", "human_labels", "evaluate_pairwise", "DirectoryTraceSource",
+    "paired_t_test", "mcnemars_test", "wilcoxon_test", "adjust_p_values", "bootstrap_ci",
+    "cohens_d", "wilson_interval", "cohen_kappa", "bradley_terry", "Interval",
+    "aggregate", "mean", "median", "std_dev", "percentile", "canonical_json",
+]
 
 
 def test_every_design_name_is_public():

@@ -23,11 +23,11 @@ import pandas as pd
 from cogeval import _columns as col
 from cogeval._check import check_choice, check_probability, check_seed, describe
 from cogeval._text import short_input
+from cogeval.compare.paired import TOLERANCE, PairedTest, agreeing_interval, inverted_interval, noise_floor, paired_test
 from cogeval.compare.pairing import CASE_ERROR, check_scores, metrics_of, pair_scores
 from cogeval.compare.result import MetricComparison, RunComparison, RunInfo
-from cogeval.errors import InputError
-from cogeval.compare.paired import TOLERANCE, PairedTest, agreeing_interval, inverted_interval, noise_floor, paired_test
 from cogeval.compare.verdicts import check_decide_on, check_margins, equivalent, overall, power, verdict, winner
+from cogeval.errors import InputError
 from cogeval.stats import adjust_p_values, cohens_d
 from cogeval.stats.inversion import holm_levels
 
@@ -93,7 +93,7 @@ def compare_scores(
     directions: Mapping[str, bool],
     alpha: float = 0.05,
     test: str = "t",
-    seed: int | None = 0,
+    seed: int | np.random.Generator | None = 0,
     metrics: Iterable[str] | None = None,
     decide_on: Iterable[str] | None = None,
     informing: Iterable[str] = (),
@@ -194,10 +194,10 @@ def compare_scores(
     levels: dict[str, float] = {}
     family_sizes: dict[str, int] = {}
     for family in ([m for m in tests if m in deciding], [m for m in tests if m not in deciding]):
-        tested = [m for m in family if tests[m].name != "none"]
-        p = [tests[m].p_value for m in tested]
-        adjusted.update(zip(tested, adjust_p_values(p, "holm").tolist()))
-        levels.update(zip(tested, holm_levels(p, alpha).tolist()) if tested else ())
+        tested_names = [m for m in family if tests[m].name != "none"]
+        p = [tests[m].p_value for m in tested_names]
+        adjusted.update(zip(tested_names, adjust_p_values(p, "holm").tolist()))
+        levels.update(zip(tested_names, holm_levels(p, alpha).tolist()) if tested_names else ())
         family_sizes.update(dict.fromkeys(family, max(1, sum(not math.isnan(x) for x in p))))
 
     results = {}
@@ -272,8 +272,11 @@ def _failed_trials(frame: pd.DataFrame, metric: str, units: pd.MultiIndex) -> in
 
 
 def _info(frame: pd.DataFrame) -> RunInfo:
-    ids = frame[col.RUN_ID].dropna() if col.RUN_ID in frame.columns else ()
-    return RunInfo(run_id=str(ids.iloc[0]) if len(ids) else None, name=None, started_at=None)
+    run_id = None
+    if col.RUN_ID in frame.columns:
+        ids = frame[col.RUN_ID].dropna()
+        run_id = str(ids.iloc[0]) if len(ids) else None
+    return RunInfo(run_id=run_id, name=None, started_at=None)
 
 
 def _changes(

@@ -19,8 +19,8 @@ import html
 import itertools
 import math
 import types
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Hashable, Mapping
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -83,6 +83,8 @@ class Leaderboard:
     alpha: float = 0.05
     test: str = "t"
     seed: int | None = 0
+    _cache: dict[Any, Any] = dataclasses.field(init=False, repr=False, compare=False)
+    """Tables and per-case values computed once (set in ``__post_init__``; not an argument)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "results", frozen_mapping("results", self.results, "its run"))
@@ -237,7 +239,8 @@ class Leaderboard:
     def _pair_test(self, metric: str, first: str, second: str) -> PairedTest:
         """The paired test of two variants on ``metric``, as :func:`~cogeval.compare_runs` runs it."""
         values = self._unit_values()
-        pairing = pair_units(values[first], values[second])  # both scored the metric, so neither is None
+        # both scored the metric, so neither is None
+        pairing = pair_units(cast(UnitValues, values[first]), cast(UnitValues, values[second]))
         a, b = pairing.base[metric].to_numpy(), pairing.head[metric].to_numpy()
         keep = ~(np.isnan(a) | np.isnan(b))
         return paired_test(a[keep], b[keep], self.test)
@@ -251,7 +254,7 @@ class Leaderboard:
     def to_frame(self) -> pd.DataFrame:
         """Every metric's leaderboard stacked: ``metric``, ``higher_is_better``, then the leaderboard columns."""
         columns = [col.METRIC, "higher_is_better", *LEADERBOARD_COLUMNS]
-        frames = [self.leaderboard(m).assign(**{col.METRIC: m, "higher_is_better": self.directions[m]})[columns]
+        frames = [self.leaderboard(m).assign(**{col.METRIC: m}, higher_is_better=self.directions[m])[columns]
                   for m in self.metrics]
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
 
@@ -265,6 +268,7 @@ class Leaderboard:
         lines = [f"{metric} ({'higher' if up else 'lower'} is better; {kind}) across {len(frame)} variants "
                  f"(axis: {self.axis}):"]
         leader = frame[VARIANT].iloc[0]
+        r: Any  # a row of the leaderboard; pandas-stubs types each field as any scalar
         for r in frame.itertuples(index=False):
             where = (f"rank {r.rank} (could be {r.rank_low}–{r.rank_high})" if r.rank_low != r.rank_high
                      else f"rank {r.rank}")
@@ -333,7 +337,7 @@ def _label(value: Any) -> str:
     return html.escape(str(value), quote=False)
 
 
-def _mark(position: int, row: Mapping[str, Any]) -> str:
+def _mark(position: int, row: Mapping[Hashable, Any]) -> str:
     """The ``vs_leader`` badge of a leaderboard row in HTML."""
     if row[col.N] == 0:
         return badge("no scores")

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import cast
 
 import numpy as np
 
+from cogeval.compare.result import TestName
 from cogeval.stats import Interval, mcnemars_test, paired_t_test, wilcoxon_test
 from cogeval.stats.inversion import mcnemar_interval, wilcoxon_interval
 
@@ -32,7 +34,7 @@ before every test, interval, effect size and count (the noise floor)."""
 class PairedTest:
     """The test of one metric's paired differences ``d = head - base`` (noise floor applied)."""
 
-    name: str
+    name: TestName
     """``mcnemar``, ``mcnemar-exact``, ``t``, ``wilcoxon`` or ``none`` (fewer than 2 pairs)."""
     p_value: float
     exact: bool
@@ -75,7 +77,9 @@ def paired_test(b: np.ndarray, h: np.ndarray, test: str) -> PairedTest:
     if is_binary(b, h):
         worse, better = int(np.sum(d < 0)), int(np.sum(d > 0))
         r = mcnemars_test(worse, better)
-        return PairedTest(r.test, r.p_value, r.exact, float(np.sign(better - worse)), r.statistic, (worse, better))
+        # McNemar.test is typed str but is always "mcnemar-exact" or "mcnemar" (cogeval.stats.paired.McNemar.test)
+        name = cast(TestName, r.test)
+        return PairedTest(name, r.p_value, r.exact, float(np.sign(better - worse)), r.statistic, (worse, better))
     zeros = np.zeros(n)
     if test == "t":
         t = paired_t_test(d, zeros)

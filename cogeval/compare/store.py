@@ -8,14 +8,16 @@
 
 from __future__ import annotations
 
-import datetime
+import builtins
 import copy
+import datetime
 import json
 import os
 import pathlib
 import sys
 import warnings
 from collections.abc import Callable, Mapping
+from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -26,8 +28,8 @@ from cogeval._check import describe
 from cogeval._html import html_table, safe_html
 from cogeval.compare.summary import history_frame
 from cogeval.data import EvalRun, load_run
-from cogeval.data.runfile import run_from_json
 from cogeval.data.run_id import check_run_id
+from cogeval.data.runfile import run_from_json
 from cogeval.errors import InputError, RunFileError, RunSkippedWarning
 
 __all__ = ["RunStore", "RunSummary"]
@@ -133,7 +135,7 @@ class RunStore:
             raise InputError(f"no run named {name!r} in {self.path}; the run names there are {names}")
         return history_frame(runs[::-1], metric, confidence=confidence, seed=seed)
 
-    def _scan(self, filter: Any) -> list[RunSummary]:
+    def _scan(self, filter: Any) -> builtins.list[RunSummary]:  # `list` here is the method above
         keep = _predicate(filter)
         paths = sorted(self.path.glob("*.json")) if self.path.is_dir() else []
         found = [summary for summary in map(self._summary, paths) if summary is not None and keep(summary)]
@@ -161,21 +163,26 @@ class RunStore:
 
     def _read(self, path: pathlib.Path) -> EvalRun | None:
         if path.is_dir():
-            return self._skip(path, "is a folder, not a run file")
+            self._skip(path, "is a folder, not a run file")
+            return None
         try:
             document = json.loads(path.read_bytes().decode("utf-8-sig"))  # as load_run reads it
         except OSError as error:
-            return self._skip(path, f"cannot be read: {error.strerror or error}")
+            self._skip(path, f"cannot be read: {error.strerror or error}")
+            return None
         except UnicodeDecodeError as error:
-            return self._skip(path, f"is not UTF-8 text ({error.reason} at byte {error.start})")
+            self._skip(path, f"is not UTF-8 text ({error.reason} at byte {error.start})")
+            return None
         except (ValueError, RecursionError) as error:  # JSONDecodeError, or JSON too deep or too large to parse
-            return self._skip(path, f"is not valid JSON: {error}")
+            self._skip(path, f"is not valid JSON: {error}")
+            return None
         if not (isinstance(document, dict) and (document.get("format") == RUN_FORMAT or "runId" in document)):
             return None  # some other JSON file (a baseline, a config): not ours to report
         try:
             return run_from_json(document, f"run file '{path}'")  # parsed once, validated as load_run does
         except (RunFileError, ValueError) as error:
-            return self._skip(path, str(error))
+            self._skip(path, str(error))
+            return None
 
     def _skip(self, path: pathlib.Path, reason: str) -> None:
         event = {"path": str(path), "reason": reason}
@@ -218,13 +225,14 @@ def _moment(started_at: str | None) -> datetime.datetime:
     try:
         moment = datetime.datetime.fromisoformat(started_at)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        return datetime.datetime.min.replace(tzinfo=datetime.timezone.utc)
-    return moment if moment.tzinfo else moment.replace(tzinfo=datetime.timezone.utc)
+        return datetime.datetime.min.replace(tzinfo=datetime.UTC)
+    return moment if moment.tzinfo else moment.replace(tzinfo=datetime.UTC)
 
 
 def _caller_level() -> int:
     """The ``stacklevel`` of the first frame outside this module, so a warning names the user's line."""
-    frame, level = sys._getframe(1), 1
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
     while frame is not None and frame.f_code.co_filename == __file__:
         frame, level = frame.f_back, level + 1
     return level

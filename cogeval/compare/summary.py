@@ -173,7 +173,7 @@ def history_frame(runs: Sequence[Any], metric: str, *, confidence: float = 0.95,
         s = summarise(metric, v, interval=kind, confidence=confidence, seed=seed)
         rows.append((run.run_id, run.name, run.started_at, metric, run.directions.get(metric), s.score, s.n,
                      s.ci.low, s.ci.high, s.interval))
-    numbers = {col.SCORE: float, col.N: "int64", col.CI_LOW: float, col.CI_HIGH: float}
+    numbers: dict[str, type[float] | str] = {col.SCORE: float, col.N: "int64", col.CI_LOW: float, col.CI_HIGH: float}
     columns = zip(*rows) if rows else [()] * len(HISTORY_COLUMNS)
     return pd.DataFrame({name: pd.Series(list(cells), dtype=numbers.get(name, object))  # None stays None
                          for name, cells in zip(HISTORY_COLUMNS, columns)})

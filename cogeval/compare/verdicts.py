@@ -22,6 +22,7 @@ import numpy as np
 
 from cogeval._check import describe
 from cogeval.compare.paired import is_binary, noise_floor
+from cogeval.compare.result import RunVerdict, Side, Verdict
 from cogeval.errors import InputError
 from cogeval.stats import Interval
 from cogeval.stats.equivalence import equivalence_test
@@ -41,7 +42,7 @@ POWER = 0.8
 """The power behind ``mde`` and ``n_needed``."""
 
 
-def verdict(interval: Interval, higher_is_better: bool, margin: float, equivalent: bool) -> str:
+def verdict(interval: Interval, higher_is_better: bool, margin: float, equivalent: bool) -> Verdict:
     """``better``/``worse`` when the interval lies beyond the margin on one side, else ``equivalent`` or ``inconclusive``."""
     low, high = interval if higher_is_better else (-interval.high, -interval.low)
     if low > margin:
@@ -115,7 +116,7 @@ def check_margins(margins: Any, names: Sequence[str]) -> dict[str, float]:
     return out
 
 
-def overall(verdicts: Sequence[str]) -> str:
+def overall(verdicts: Sequence[str]) -> RunVerdict:
     """The run's verdict from its deciding metrics' verdicts."""
     better, worse = "better" in verdicts, "worse" in verdicts
     if better and worse:
@@ -129,7 +130,7 @@ def overall(verdicts: Sequence[str]) -> str:
     return "inconclusive"
 
 
-def winner(significant: bool, interval: Interval, higher_is_better: bool) -> str:
+def winner(significant: bool, interval: Interval, higher_is_better: bool) -> Side:
     if not significant:
         return "tie"
     return "head" if (interval.low > 0) == higher_is_better else "base"

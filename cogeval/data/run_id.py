@@ -24,18 +24,18 @@ RUN_ID_PATTERN = re.compile(r"^\d{8}T\d{9}Z-[0-9a-f]{8}$")
 
 def utc_now() -> datetime.datetime:
     """The current time, timezone-aware in UTC."""
-    return datetime.datetime.now(datetime.timezone.utc)
+    return datetime.datetime.now(datetime.UTC)
 
 
 def iso_utc(moment: datetime.datetime) -> str:
     """ISO 8601 in UTC with milliseconds and a ``Z``: ``2026-10-22T10:15:30.123Z``."""
-    moment = moment.astimezone(datetime.timezone.utc)
+    moment = moment.astimezone(datetime.UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
 def new_run_id(started_at: datetime.datetime) -> str:
     """A fresh run id for a run started at ``started_at``."""
-    moment = started_at.astimezone(datetime.timezone.utc)
+    moment = started_at.astimezone(datetime.UTC)
     stamp = moment.strftime("%Y%m%dT%H%M%S") + f"{moment.microsecond // 1000:03d}Z"
     return f"{stamp}-{secrets.token_hex(4)}"
 

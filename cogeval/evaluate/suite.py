@@ -302,7 +302,7 @@ def _run_level(metric: Any, results: list[CaseResult]) -> tuple[Any, list[float]
             values = metric.values(results)
             return aggregate(values), values
         return metric.compute(results), None
-    except Exception as error:  # the target calls are done: keep every result
+    except Exception as error:  # noqa: BLE001 - the target calls are done: keep every result
         warnings.warn(f"statistical metric {metric.name!r} failed, its aggregate is NaN: {error}", RuntimeWarning, stacklevel=3)
         return aggregate([]), None
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from cogeval import _columns as col
 from cogeval.pairwise.verdict import PairTask, Verdict
@@ -39,8 +39,8 @@ def _wilson(successes: float, n: int, z: float = WIN_RATE_Z) -> Interval:
 
 @dataclasses.dataclass(frozen=True)
 class WinRate(StatResult):
-    """B's win rate against A. ``to_frame()`` columns: ``rate``, ``ci_low``, ``ci_high``, ``wins``, ``losses``,
-    ``ties``, ``n``, ``p_value``, ``missing``."""
+    """B's win rate against A. ``to_frame()`` columns: ``test`` (``sign``), ``n``, ``statistic`` (wins),
+    ``p_value``, ``rate``, ``ci_low``, ``ci_high``, ``wins``, ``losses``, ``ties``, ``missing``."""
 
     rate: float
     """(wins + ties / 2) / n: B's share, a tie counting half; NaN when n = 0."""
@@ -61,18 +61,26 @@ class WinRate(StatResult):
     missing: int = 0
     """Cases with no verdict (a failed judge call, an unusable answer, a missing label); not in n."""
 
+    test: ClassVar[str] = "sign"
+
+    @property
+    def statistic(self) -> int:
+        """Wins, the statistic of the sign test (R's ``binom.test`` "number of successes")."""
+        return self.wins
+
     def to_dict(self) -> dict[str, Any]:
         low, high = self.ci if self.ci is not None else (math.nan, math.nan)
         row = dataclasses.asdict(self)
         del row["ci"]
-        return {"rate": row.pop("rate"), col.CI_LOW: low, col.CI_HIGH: high, **row}
+        return self.stacked({"rate": row.pop("rate"), col.CI_LOW: low, col.CI_HIGH: high, **row})
 
 
 @dataclasses.dataclass(frozen=True)
 class Flips(StatResult):
     """Position bias of a judge shown each pair in both orders.
 
-    ``to_frame()`` columns: ``n``, ``flips``, ``rate``, ``toward_first``, ``toward_second``, ``p_value``.
+    ``to_frame()`` columns: ``test`` (``binomial``), ``n``, ``statistic`` (toward_first), ``p_value``,
+    ``flips``, ``rate``, ``toward_first``, ``toward_second``.
     """
 
     n: int
@@ -92,10 +100,17 @@ class Flips(StatResult):
     task_ids: tuple[str, ...] = ()
     """The flipped tasks (not a ``to_frame`` column)."""
 
+    test: ClassVar[str] = "binomial"
+
+    @property
+    def statistic(self) -> int:
+        """Flips toward the first position, the statistic of the binomial test."""
+        return self.toward_first
+
     def to_dict(self) -> dict[str, Any]:
         row = dataclasses.asdict(self)
         del row["task_ids"]
-        return row
+        return self.stacked(row)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -33,7 +33,7 @@ import functools
 import math
 import pathlib
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from cogeval._check import check_choice
 from cogeval._files import write_text_atomic
@@ -79,7 +79,8 @@ def report_comparison(comparison: Any, kind: str | Sequence[str] = "console", pa
                 text = comparison_markdown(comparison)
             else:
                 text = comparison_html(comparison, figure_html=forest_plot_html(comparison))
-            written.append(str(write_text_atomic(pathlib.Path(stem + KINDS[k]), text)))
+            suffix = cast(str, KINDS[k])  # every kind but "console" (handled above) has a file suffix
+            written.append(str(write_text_atomic(pathlib.Path(stem + suffix), text)))
     return written
 
 

@@ -123,7 +123,7 @@ class LabellingWidget(widgets.VBox):
             return
         try:
             self.on_label(self.index, choice)
-        except Exception as error:  # a widget callback must never raise into the notebook
+        except Exception as error:  # noqa: BLE001 - a widget callback must never raise into the notebook
             self._show(f"could not record the answer: {type(error).__name__}: {error}")
             return
         self.answers[self.index] = choice

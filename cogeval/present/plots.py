@@ -91,7 +91,8 @@ def _with_unit(label: str, metric: str) -> str:
 
 
 def _arrow(higher_is_better: bool | None) -> str:
-    return {True: " ↑", False: " ↓"}.get(higher_is_better, "")
+    arrows: dict[bool | None, str] = {True: " ↑", False: " ↓"}
+    return arrows.get(higher_is_better, "")
 
 
 def as_comparison(comparison: Any) -> RunComparison:
@@ -278,6 +279,7 @@ def plot_changes(comparison: Any, metric: str, *, jitter: float | None = None, s
 
 def _named_runs(run_or_runs: Any) -> dict[str, EvalRun]:
     """Label → run for a run, a suite result, a path, a list of them, or a mapping name → run."""
+    items: list[tuple[str | None, EvalRun]]
     if isinstance(run_or_runs, Mapping):
         items = [(str(k), as_run(v, f"runs[{k!r}]")) for k, v in run_or_runs.items()]
     elif isinstance(run_or_runs, (list, tuple)):
@@ -363,7 +365,7 @@ def _utc(started_at: str) -> datetime.datetime | None:
     except (TypeError, ValueError):
         return None
     if moment.tzinfo is not None:
-        moment = moment.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        moment = moment.astimezone(datetime.UTC).replace(tzinfo=None)
     return moment
 
 

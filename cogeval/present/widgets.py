@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 import ipywidgets as widgets
 import numpy as np
@@ -151,7 +151,7 @@ class RunExplorer(widgets.VBox):
                 alpha=self.alpha.value, seed=self._seed, test=self.test, metrics=list(self.metrics.value),
             )
             table, chart, cases = comparison._repr_html_(), _display(plot_comparison(comparison)), regressed_cases_html(comparison)
-        except Exception as error:  # a widget callback must not raise into the notebook
+        except Exception as error:  # noqa: BLE001 - a widget callback must not raise into the notebook
             self.comparison = None
             self.table.value, self.chart.outputs, self.cases.value = _message(error), (), ""
             return
@@ -236,7 +236,7 @@ class CaseExplorer(widgets.VBox):
     def _show(self, change: Any = None) -> None:
         try:
             self.detail.value = "" if self.case.value is None else self.case_html(self.case.value)
-        except Exception as error:  # a widget callback must not raise into the notebook
+        except Exception as error:  # noqa: BLE001 - a widget callback must not raise into the notebook
             self.detail.value = _message(error)
 
     def case_html(self, position: int) -> str:
@@ -275,7 +275,8 @@ def _units(run: EvalRun) -> dict[tuple[str, int], dict[str, Any]]:
         unit["output"].append((r.trial, r.output))
         unit["error"].append((r.trial, r.error))
     scores = score_frame(run).groupby([col.CASE_KEY, col.OCCURRENCE, col.METRIC])[col.SCORE].mean()
-    for (key, occurrence, metric), value in scores.items():
+    for index, value in scores.items():
+        key, occurrence, metric = cast(tuple[str, int, str], index)  # the three levels grouped by above
         if (key, occurrence) in units:
             units[(key, occurrence)]["scores"][metric] = float(value)
     return units

@@ -50,10 +50,14 @@ class StatResult:
         row: dict[str, Any] = {}
         for field in dataclasses.fields(self):
             row.update(_columns(field.name, getattr(self, field.name)))
-        if hasattr(self, "test"):
-            front = {key: getattr(self, key) for key in STACKED}
-            row = {**front, **{k: v for k, v in row.items() if k not in front}}
-        return row
+        return self.stacked(row)
+
+    def stacked(self, row: dict[str, Any]) -> dict[str, Any]:
+        """``row`` led by the :data:`STACKED` columns when this result is a test (it has ``test``)."""
+        if not hasattr(self, "test"):
+            return row
+        front = {key: getattr(self, key) for key in STACKED}
+        return {**front, **{k: v for k, v in row.items() if k not in front}}
 
     def to_frame(self) -> pd.DataFrame:
         """One tidy row whose columns are the result's fields."""

@@ -11,10 +11,10 @@ from __future__ import annotations
 import pathlib
 
 import pandas as pd
+from notebook_runs import PLANTED, executed, planted_export
 
 from cogeval import EvalRun, compare_runs, report_comparison
 from cogeval.present.notebook import notebook_html
-from notebook_runs import PLANTED, executed, planted_export
 
 CHART = ".plotly-graph-div .main-svg"  # drawn: plotly made its SVG layers (several per chart)
 CHARTS = ".plotly-graph-div:has(.main-svg)"

@@ -7,7 +7,6 @@ import itertools
 import threading
 import time
 
-import numpy as np
 import pytest
 from statsmodels.stats.contingency_tables import mcnemar
 

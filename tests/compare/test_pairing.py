@@ -119,5 +119,5 @@ def test_missing_column_names_it():
 
 
 def test_not_a_frame():
-    with pytest.raises(InputError, match="^head must be a pandas DataFrame of scores; got list$"):
+    with pytest.raises(InputError, match=r"^head must be a pandas DataFrame of scores; got list$"):
         pair_scores(table(), [], directions=UP)

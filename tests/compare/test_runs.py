@@ -12,7 +12,18 @@ from scipy import stats as sps
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 
-from cogeval import Case, EvalRun, EvalSuite, TargetResponse, compare_runs, cost, exact_match, latency, load_run, token_usage
+from cogeval import (
+    Case,
+    EvalRun,
+    EvalSuite,
+    TargetResponse,
+    compare_runs,
+    cost,
+    exact_match,
+    latency,
+    load_run,
+    token_usage,
+)
 from cogeval.compare.runs import as_run, run_warnings, score_frame
 from cogeval.errors import InputError
 

@@ -55,7 +55,7 @@ def test_a_custom_statistical_metric_is_compared_between_saved_run_files(files):
 
 
 def test_the_file_keeps_custom_values_only_and_readers_get_nan_for_null(files):
-    base_path, head_path = files
+    _base_path, head_path = files
     document = json.loads(head_path.read_text(encoding="utf-8"))
     written = [r["statisticalValues"] for r in document["results"]]
     assert written == [{"tool_calls": 1}, {"tool_calls": 1}, {"tool_calls": 1}, {"tool_calls": 1}, {"tool_calls": 2},

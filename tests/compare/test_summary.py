@@ -9,7 +9,14 @@ import pandas as pd
 import pytest
 
 from cogeval import EvalRun, Leaderboard, RunStore
-from cogeval.compare.summary import HISTORY_COLUMNS, MetricSummary, history_frame, metric_summary, summarise, unit_scores
+from cogeval.compare.summary import (
+    HISTORY_COLUMNS,
+    MetricSummary,
+    history_frame,
+    metric_summary,
+    summarise,
+    unit_scores,
+)
 from cogeval.errors import InputError
 from cogeval.stats import Interval, bootstrap_ci, wilson_interval
 

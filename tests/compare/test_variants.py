@@ -16,7 +16,7 @@ from cogeval.compare.leaderboard import LEADERBOARD_COLUMNS
 from cogeval.compare.variants import arun_variants
 from cogeval.errors import InputError
 from cogeval.execution import run_sync
-from cogeval.stats import adjust_p_values, bootstrap_ci
+from cogeval.stats import bootstrap_ci
 
 DATA = [{"input": str(i), "expected": str(i)} for i in range(10)]
 Z = 1.959963984540054  # qnorm(0.975)

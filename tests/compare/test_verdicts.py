@@ -73,8 +73,10 @@ def test_wilcoxon_on_trial_means_matches_r():
     #   wilcox.test(h, b, paired = TRUE)  ->  V = 23.5, p-value = 0.1275083305 (a zero and ties: normal approximation)
     b_trials = [(0.1, 0.2), (0.3, 0.4), (0.5, 0.5), (0.6, 0.7), (0.2, 0.3), (0.4, 0.5), (0.5, 0.6), (0.1, 0.3)]
     h_trials = [(0.2, 0.3), (0.2, 0.4), (0.7, 0.7), (0.7, 0.6), (0.4, 0.5), (0.3, 0.5), (0.6, 0.6), (0.3, 0.4)]
-    rows = lambda trials: table(*[(f"c{i}", 0, t, "q", s, False) for i, pair in enumerate(trials)
-                                  for t, s in enumerate(pair)])
+
+    def rows(trials):
+        return table(*[(f"c{i}", 0, t, "q", s, False) for i, pair in enumerate(trials) for t, s in enumerate(pair)])
+
     m = compare_scores(rows(b_trials), rows(h_trials), directions={"q": True}, test="wilcoxon").metrics["q"]
     assert m.p_value == pytest.approx(0.1275083305, abs=1e-10)
 

@@ -43,7 +43,7 @@ def test_positive_int():
     assert check_positive_int("n", np.int64(3)) == 3
     assert check_positive_int("retries", 0, minimum=0) == 0
     for bad in (0, 2.0, True, "3"):
-        with pytest.raises(InputError, match="^n must be an integer >= 1; got "):
+        with pytest.raises(InputError, match=r"^n must be an integer >= 1; got "):
             check_positive_int("n", bad)
 
 

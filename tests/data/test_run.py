@@ -176,7 +176,7 @@ def test_statistical_values_keep_nan_as_null_and_come_after_the_scores():
     assert data["statisticalValues"] == {"tool_calls": 3.0, "pages": None}
     assert list(data)[-2:] == ["scores", "statisticalValues"]
     assert EvalRun.model_validate(run.to_dict()) == run
-    with pytest.raises(ValidationError, match="statisticalValues.tool_calls"):
+    with pytest.raises(ValidationError, match=r"statisticalValues.tool_calls"):
         make([result(statisticalValues={"tool_calls": "many"})])
     for fixture in ("minimal.json", "full.json"):  # files without the key load as before
         assert all(r.statistical_values is None for r in load_run(FIXTURES / fixture).results)
@@ -398,7 +398,7 @@ def test_from_frame_reads_blank_text_cells_as_nan():
     text = "input,metric,score\nx,m,1\ny,m, \nx,n,0.5\ny,n,\n"
     frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
     run = EvalRun.from_frame(frame)
-    scores = run.scores.set_index(["metric", "case_key"])["score"]  # noqa: PD013
+    scores = run.scores.set_index(["metric", "case_key"])["score"]
     x, y = Case("x").key, Case("y").key
     assert (scores["m", x], scores["n", x]) == (1.0, 0.5)
     assert math.isnan(scores["m", y]) and math.isnan(scores["n", y])

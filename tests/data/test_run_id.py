@@ -5,7 +5,7 @@ import pytest
 from cogeval.data.run_id import check_run_id, iso_utc, new_run_id
 from cogeval.errors import InputError
 
-UTC = datetime.timezone.utc
+UTC = datetime.UTC
 
 
 def test_run_id_is_the_utc_start_time_and_8_hex_digits():

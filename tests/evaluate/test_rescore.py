@@ -6,9 +6,9 @@ import json
 import math
 import re
 
+import chat_server
 import pandas as pd
 import pytest
-import chat_server
 from chat_server import completion, make_judge
 
 from cogeval import (

@@ -80,7 +80,7 @@ def test_max_cases_limits_results_aggregates_stats_and_progress():
     assert [p["completed"] for p in seen] == [1, 2] and {p["total"] for p in seen} == {2}
     assert {p["current_case"].input for p in seen} == {"2+2", "3+3"}
     for bad in (0, -1, 1.5, True):
-        with pytest.raises(InputError, match="^max_cases must be an integer >= 1; got "):
+        with pytest.raises(InputError, match=r"^max_cases must be an integer >= 1; got "):
             suite().run(max_cases=bad)
 
 
@@ -154,7 +154,7 @@ def test_construction_is_validated(options, message):
 
 
 def test_a_target_must_be_callable():
-    with pytest.raises(InputError, match="^target must be a callable or a ChatTarget; got 'not a function'$"):
+    with pytest.raises(InputError, match=r"^target must be a callable or a ChatTarget; got 'not a function'$"):
         EvalSuite(DATA, "not a function")
 
 

@@ -10,7 +10,19 @@ import pathlib
 
 import pytest
 
-from cogeval import Case, Dataset, EvalRun, EvalSuite, TargetResponse, cost, exact_match, latency, load_run, metric, token_usage
+from cogeval import (
+    Case,
+    Dataset,
+    EvalRun,
+    EvalSuite,
+    TargetResponse,
+    cost,
+    exact_match,
+    latency,
+    load_run,
+    metric,
+    token_usage,
+)
 from cogeval.errors import InputError
 
 ANSWERS = {"2+2": "4", "capital of France": "Lyon", "hi": "hello", "what is 2+2?": "4"}

@@ -99,7 +99,8 @@ def test_no_verdict_gives_nan_and_no_interval_and_is_never_a_tie():
     win = result_of({"j": winners(None, None)}).win_rate("j")
     assert math.isnan(win.rate) and win.ci is None and (win.n, win.ties, win.missing, win.p_value) == (0, 0, 2, 1.0)
     row = win.to_frame()
-    assert list(row.columns) == ["rate", "ci_low", "ci_high", "wins", "losses", "ties", "n", "p_value", "missing"]
+    assert list(row.columns) == ["test", "n", "statistic", "p_value", "rate", "ci_low", "ci_high", "wins", "losses",
+                                 "ties", "missing"]
     assert row[["ci_low", "ci_high"]].isna().all(axis=None)
 
 
@@ -139,7 +140,8 @@ def test_flips_count_disagreeing_orders_and_test_position_bias():
     assert flips.rate == pytest.approx(4 / 6)
     assert flips.p_value == pytest.approx(0.625)  # R: binom.test(3, 4)$p.value
     assert flips.task_ids == ("t0", "t1", "t2", "t3")
-    assert list(flips.to_frame().columns) == ["n", "flips", "rate", "toward_first", "toward_second", "p_value"]
+    assert list(flips.to_frame().columns) == ["test", "n", "statistic", "p_value", "flips", "rate", "toward_first",
+                                              "toward_second"]
 
 
 def test_flips_need_both_orders():
@@ -573,3 +575,12 @@ def test_the_pairwise_docs_run(tmp_path, monkeypatch):
                                        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert tried > 0 and failures == 0
 
+
+
+def test_win_rate_row_stacks_with_other_tests():
+    # 15 wins, 133 losses: the sign test is R's binom.test(15, 148), p-value < 2.2e-16; statistic = wins
+    from scipy import stats
+
+    row = result_of({"j": winners(*["b"] * 15, *["a"] * 133)}).win_rate("j").to_frame()
+    assert row.loc[0, ["test", "n", "statistic"]].tolist() == ["sign", 148, 15]
+    assert row.loc[0, "p_value"] == pytest.approx(stats.binomtest(15, 148).pvalue, rel=1e-9)

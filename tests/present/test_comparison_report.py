@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import pathlib
 import re
 
 import pandas as pd
@@ -119,7 +120,7 @@ def test_shorten_keeps_one_line_and_cuts():
 def test_paths_drop_a_trailing_extension_and_create_folders(comparison, tmp_path):
     written = report_comparison(comparison, ["markdown", "html"], tmp_path / "out" / "deep" / "report.html")
     assert written == [str(tmp_path / "out" / "deep" / "report.md"), str(tmp_path / "out" / "deep" / "report.html")]
-    assert all(open(p, encoding="utf-8").read() for p in written)
+    assert all(pathlib.Path(p).read_text(encoding="utf-8") for p in written)
     assert sorted(p.name for p in (tmp_path / "out" / "deep").iterdir()) == ["report.html", "report.md"]
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import importlib.resources
 import json
+import pathlib
 import re
 
 import nbformat
@@ -15,13 +16,13 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
+from notebook_runs import planted_export
 
 import cogeval
 from cogeval import EvalRun, compare_runs, report_comparison
 from cogeval.cli import main
 from cogeval.errors import ExecutionError, InputError
 from cogeval.present.notebook import export_html, figure_html, notebook_html, plotly_js
-from notebook_runs import planted_export
 
 NETWORK = re.compile(r"""(src|href)\s*=\s*["']?(https?:)?//""", re.I)
 VENDOR = importlib.resources.files("cogeval.present").joinpath("vendor/html-manager")
@@ -157,10 +158,10 @@ def test_export_names_the_failing_cell(tmp_path):
 
 
 def test_export_rejects_what_is_not_a_notebook(tmp_path):
-    with pytest.raises(FileNotFoundError, match="notebook '.*missing.ipynb' does not exist"):
+    with pytest.raises(FileNotFoundError, match=r"notebook '.*missing.ipynb' does not exist"):
         export_html(tmp_path / "missing.ipynb")
     (tmp_path / "bad.ipynb").write_text("{")
-    with pytest.raises(InputError, match="bad.ipynb: not a readable Jupyter notebook"):
+    with pytest.raises(InputError, match=r"bad.ipynb: not a readable Jupyter notebook"):
         export_html(tmp_path / "bad.ipynb")
 
 
@@ -216,5 +217,5 @@ def test_html_report_without_metrics_has_no_figure(tmp_path):
     comparison = compare_runs(base_only, head_only, seed=0)
     assert not comparison.metrics
     [path] = report_comparison(comparison, "html", tmp_path / "empty")
-    page = open(path, encoding="utf-8").read()
+    page = pathlib.Path(path).read_text(encoding="utf-8")
     assert 'id="forest-plot"' not in page and "<script" not in page

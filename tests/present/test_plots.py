@@ -13,7 +13,16 @@ from present_runs import SCRIPT, make_run, make_store
 import cogeval
 from cogeval import EvalSuite, compare_runs, exact_match
 from cogeval.errors import InputError
-from cogeval.present.plots import BAD, GOOD, NEUTRAL, figure_mimebundle, plot_changes, plot_comparison, plot_history, plot_scores
+from cogeval.present.plots import (
+    BAD,
+    GOOD,
+    NEUTRAL,
+    figure_mimebundle,
+    plot_changes,
+    plot_comparison,
+    plot_history,
+    plot_scores,
+)
 from cogeval.stats import bootstrap_ci, wilson_interval
 
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
@@ -260,7 +269,7 @@ def test_history_without_a_name_draws_one_line_per_run_name_and_binary_uses_wils
     fig = plot_history(store, "exact_match")
     assert sorted(t.name for t in fig.data) == ["adhoc", "head", "nightly"]
     head = next(t for t in fig.data if t.name == "head")
-    low, high = wilson_interval(19, 20)
+    _low, high = wilson_interval(19, 20)
     assert head.y == (0.95,) and math.isclose(0.95 + head.error_y.array[0], high)
     assert "Wilson" in fig.layout.title.text and fig.layout.yaxis.title.text == "pass rate of exact_match ↑"
     assert plot_history(store.path, "latency").layout.yaxis.title.text == "mean latency ↓ (s)"  # a folder works too

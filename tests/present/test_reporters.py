@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pathlib
 
 import pandas as pd
 import pytest
@@ -31,7 +32,7 @@ def test_console_prints_metrics_and_assertions(result, capsys):
 
 def test_json_report_is_complete_and_valid(result, tmp_path):
     [path] = result.report("json", path=tmp_path / "r.json")
-    document = json.loads(open(path, encoding="utf-8").read())
+    document = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
     assert document["run_id"] == result.run_id
     assert document["aggregated"]["exact_match"]["mean"] == 0.5
     assert [r["scores"]["exact_match"]["value"] for r in document["results"]] == [0.0, 1.0]
@@ -84,7 +85,7 @@ def test_several_kinds_go_into_a_folder(result, tmp_path):
 
 
 def test_unknown_kind_lists_the_choices(result):
-    with pytest.raises(InputError, match="^kind must be one of 'console', 'json', 'csv', 'markdown', 'ci'; got 'pdf'$"):
+    with pytest.raises(InputError, match=r"^kind must be one of 'console', 'json', 'csv', 'markdown', 'ci'; got 'pdf'$"):
         result.report("pdf")
 
 
@@ -92,5 +93,5 @@ def test_a_kind_of_a_wrong_type_lists_the_choices(result):
     from cogeval.present.reporters import render
 
     for call in (lambda: result.report(42), lambda: render(result, 42)):
-        with pytest.raises(InputError, match="^kind must be one of 'console', 'json', 'csv', 'markdown', 'ci'; got 42$"):
+        with pytest.raises(InputError, match=r"^kind must be one of 'console', 'json', 'csv', 'markdown', 'ci'; got 42$"):
             call()

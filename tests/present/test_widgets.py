@@ -157,7 +157,7 @@ def test_case_explorer_needs_the_runs_in_order(comparison, runs):
         case_explorer(comparison)
     assert str(error.value) == ("case_explorer needs the two runs the comparison compared, for their outputs: "
                                 "case_explorer(comparison, base_run, head_run)")
-    with pytest.raises(InputError, match="base is run '.*', but the comparison's base run is"):
+    with pytest.raises(InputError, match=r"base is run '.*', but the comparison's base run is"):
         case_explorer(comparison, runs[1], runs[0])
 
 
@@ -177,7 +177,7 @@ def test_widget_functions_are_lazy_top_level_names():
 def test_run_explorer_checks_its_arguments(store):
     with pytest.raises(InputError, match=r"alpha must be a number in \(0, 1\); got 1.5"):
         run_explorer(store, alpha=1.5)
-    with pytest.raises(InputError, match="^seed must be None, an integer >= 0 or a numpy Generator; got -1$"):
+    with pytest.raises(InputError, match=r"^seed must be None, an integer >= 0 or a numpy Generator; got -1$"):
         run_explorer(store, seed=-1)
     with pytest.raises(InputError, match="test must be one of 't', 'wilcoxon'; got 'z'"):
         run_explorer(store, test="z")
