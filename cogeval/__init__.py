@@ -10,7 +10,7 @@ from cogeval.compare.leaderboard import Leaderboard
 from cogeval.compare.result import MetricComparison, RunComparison
 from cogeval.compare.runs import compare_runs
 from cogeval.compare.store import RunStore
-from cogeval.compare.variants import Variants, run_variants
+from cogeval.compare.variants import Variants, arun_variants, run_variants
 from cogeval.data import Case, Dataset, EvalRun, canonical_json, load_run
 from cogeval.errors import (
     CogevalError,
@@ -22,7 +22,7 @@ from cogeval.errors import (
     SelfPreferenceWarning,
 )
 from cogeval.evaluate.builder import EvalBuilder
-from cogeval.evaluate.rescore import rescore
+from cogeval.evaluate.rescore import arescore, rescore
 from cogeval.evaluate.result import CaseResult, EvalSuiteResult, RunStats
 from cogeval.evaluate.suite import EvalSuite
 from cogeval.evaluate.tools import EvalTool, eval_tools
@@ -33,6 +33,8 @@ from cogeval.pairwise import (
     Flips,
     PairwiseResult,
     WinRate,
+    aevaluate_pairwise,
+    arun_pairwise,
     evaluate_pairwise,
     export_pairwise_cases,
     human_labels,
@@ -131,7 +133,11 @@ __all__ = [
     "WilcoxonResult",
     "WinRate",
     "adjust_p_values",
+    "aevaluate_pairwise",
     "aggregate",
+    "arescore",
+    "arun_pairwise",
+    "arun_variants",
     "assertion",
     "bootstrap_ci",
     "bradley_terry",
