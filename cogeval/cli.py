@@ -157,7 +157,7 @@ def _parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="evaluate two bundled assistants offline, compare them, write an HTML report")
     demo.add_argument("--out", default="cogeval-demo", help="folder for the runs and reports (default: cogeval-demo)")
-    demo.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    demo.add_argument("--seed", type=int, default=0, help="seed recorded with the comparison (default: 0)")
     demo.add_argument("--quiet", action="store_true", help="no progress bars")
     demo.set_defaults(handler=_demo)
 
