@@ -30,7 +30,7 @@ def test_all_is_sorted_resolves_and_matches_the_top_level_names():
     assert [name for name in pairwise.__all__ if not hasattr(pairwise, name)] == []
     shared = [name for name in cogeval.__all__ if name in pairwise.__all__]
     assert sorted(shared) == ["Agreement", "DirectoryTraceSource", "Flips", "PairwiseResult", "WinRate",
-                              "evaluate_pairwise", "export_pairwise_cases", "human_labels", "human_pairwise",
+                              "aevaluate_pairwise", "arun_pairwise", "evaluate_pairwise", "export_pairwise_cases", "human_labels", "human_pairwise",
                               "load_pairwise", "pairwise_judge", "run_pairwise"]
     assert all(getattr(cogeval, name) is getattr(pairwise, name) for name in shared)
 
