@@ -13,7 +13,7 @@ neither plotly, rich, jinja2 nor ipywidgets.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+import typing
 
 __all__ = [
     "case_explorer",
@@ -46,7 +46,7 @@ _MODULES = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> typing.Any:
     """Load a presentation function (or the labelling module) on first use."""
     if name not in _MODULES:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
