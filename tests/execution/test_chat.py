@@ -95,29 +95,8 @@ def test_slow_server_times_out_then_succeeds(chat_server):
     assert (outcome.output, outcome.attempts) == ("on time", 2)
 
 
-COLD_START_S = 2.5  # a cold `import openai` plus client creation on a loaded machine
+COLD_START_S = 2.5  # as tests/conftest.py's cold_client sleeps
 DEADLINE_S = 2.0
-
-
-@pytest.fixture
-def cold_client(monkeypatch):
-    """openai.AsyncOpenAI made slow to create (as on a cold start); logs client creations and deadline starts."""
-    import openai
-
-    events, real_client, real_timeout = [], openai.AsyncOpenAI, asyncio.timeout
-
-    def slow_client(*args, **kwargs):
-        time.sleep(COLD_START_S)
-        events.append("client")
-        return real_client(*args, **kwargs)
-
-    def logged_timeout(delay):
-        events.append("deadline")
-        return real_timeout(delay)
-
-    monkeypatch.setattr(openai, "AsyncOpenAI", slow_client)
-    monkeypatch.setattr(asyncio, "timeout", logged_timeout)
-    return events
 
 
 def test_client_creation_is_outside_the_first_calls_deadline(chat_server, cold_client):

@@ -152,25 +152,10 @@ def test_client_errors_are_not_retried(chat_server, tmp_path):
     assert len(chat_server.requests) == 1
 
 
-def test_the_judge_client_is_created_before_the_first_calls_deadline(chat_server, tmp_path, monkeypatch):
-    import openai
-
-    events, real_client, real_timeout = [], openai.AsyncOpenAI, asyncio.timeout
-
-    def slow_client(*args, **kwargs):  # a cold start on a loaded machine, longer than the timeout
-        time.sleep(2.5)
-        events.append("client")
-        return real_client(*args, **kwargs)
-
-    def logged_timeout(delay):
-        events.append("deadline")
-        return real_timeout(delay)
-
-    monkeypatch.setattr(openai, "AsyncOpenAI", slow_client)
-    monkeypatch.setattr(asyncio, "timeout", logged_timeout)
+def test_the_judge_client_is_created_before_the_first_calls_deadline(chat_server, tmp_path, cold_client):
     chat_server.enqueue(completion('{"score": 4, "reasoning": "Right city."}'))
     score = judged(correctness(), make_judge(chat_server, tmp_path, timeout=2.0, retries=0))
-    assert score.error is None and events == ["client", "deadline"]
+    assert score.error is None and cold_client == ["client", "deadline"]
 
 
 def test_slow_answer_past_the_timeout(chat_server, tmp_path):
