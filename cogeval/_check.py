@@ -12,6 +12,8 @@ raises :class:`~cogeval.errors.InputError` (a ``ValueError``)::
 from __future__ import annotations
 
 import math
+import os
+import pathlib
 from collections.abc import Iterable, Sized
 from numbers import Integral, Real
 from typing import Any, TypeGuard
@@ -20,21 +22,6 @@ import numpy as np
 import numpy.typing as npt
 
 from cogeval.errors import InputError
-
-__all__ = [
-    "MAX_RETRIES",
-    "as_float_array",
-    "check_choice",
-    "check_json_metadata",
-    "check_positive_int",
-    "check_positive_number",
-    "check_probability",
-    "check_retries",
-    "check_same_length",
-    "check_seed",
-    "describe",
-    "is_real",
-]
 
 MAX_RETRIES = 10
 """The most extra attempts any ``retries=`` argument allows (targets, judges, suites, comparisons)."""
@@ -76,6 +63,19 @@ def check_positive_number(name: str, value: Any) -> float:
     if not is_real(value) or not math.isfinite(value) or value <= 0:
         raise InputError(f"{name} must be a finite number > 0; got {describe(value)}")
     return float(value)
+
+
+def check_path(name: str, value: Any) -> pathlib.Path:
+    """Return ``value`` (a ``str`` or ``os.PathLike``) as a :class:`pathlib.Path`.
+
+    >>> check_path("path", 42)
+    Traceback (most recent call last):
+    ...
+    cogeval.errors.InputError: path must be a file or folder path (str or os.PathLike); got 42
+    """
+    if not isinstance(value, (str, os.PathLike)) or value == "":
+        raise InputError(f"{name} must be a file or folder path (str or os.PathLike); got {describe(value)}")
+    return pathlib.Path(value)
 
 
 def check_seed(name: str, value: Any) -> int | np.random.Generator | None:

@@ -12,8 +12,6 @@ import os
 import pathlib
 import tempfile
 
-__all__ = ["write_text_atomic"]
-
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> pathlib.Path:
     """Write ``text`` (UTF-8) to ``path`` through a temporary file in the same folder and ``os.replace``.

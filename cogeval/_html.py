@@ -15,8 +15,6 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-__all__ = ["badge", "escape", "format_value", "html_table", "key_value_table", "safe_html"]
-
 _STYLE = (
     "<style>.cogeval{font-family:system-ui,sans-serif;font-size:13px}"
     ".cogeval table{border-collapse:collapse}"

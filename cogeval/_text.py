@@ -11,13 +11,12 @@
 
 from __future__ import annotations
 
+import html
 import json
 import math
 from typing import Any
 
-__all__ = ["INPUT_WIDTH", "as_text", "cut", "one_line", "short_input", "shorten"]
-
-INPUT_WIDTH = 80
+_INPUT_WIDTH = 80
 """Characters of a case input shown in tables of changes and in charts."""
 
 
@@ -40,15 +39,28 @@ def cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def short_input(value: Any, width: int = INPUT_WIDTH) -> str | None:
+def short_input(value: Any, width: int = _INPUT_WIDTH) -> str | None:
     """One line of at most ``width`` characters for a case input (non-text as JSON); None stays None."""
     if value is None:
         return None
     return cut(one_line(as_text(value)), width)
 
 
-def shorten(value: Any, limit: int = INPUT_WIDTH) -> str:
+def shorten(value: Any, limit: int = _INPUT_WIDTH) -> str:
     """One line of at most ``limit`` characters (see :func:`short_input`); missing (None or NaN) as ``–``."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
     return cut(one_line(as_text(value)), limit)
+
+
+def escaped_line(value: Any, width: int = _INPUT_WIDTH) -> str:
+    """One HTML-escaped line of at most ``width`` characters, safe inside plotly labels and hover text.
+
+    ``<``, ``>`` and ``&`` are escaped; quotes are not: plotly.js decodes only a few named entities
+    (``&lt;``, ``&gt;``, ``&amp;``...), so ``&quot;`` would show literally, and a quote cannot start
+    anything once ``<`` is escaped.
+
+    >>> escaped_line('<b>"2" & 3</b>')
+    '&lt;b&gt;"2" &amp; 3&lt;/b&gt;'
+    """
+    return html.escape(short_input(value, width) or "", quote=False)

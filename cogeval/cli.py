@@ -17,8 +17,6 @@ from typing import Any
 from cogeval.data.jsonable import jsonable
 from cogeval.errors import CogevalError
 
-__all__ = ["main", "run"]
-
 
 def _load(reference: str) -> Any:
     """A run from a run-file path, or the newest run in a store folder."""

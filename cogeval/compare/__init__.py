@@ -1,1 +1,51 @@
-"""Comparing runs: pairing cases, paired statistics per metric, run stores."""
+"""Comparing runs: pairing cases, paired statistics per metric, verdicts, leaderboards, run stores.
+
+The top level (:mod:`cogeval`) offers the everyday names; this package adds the engine beneath them::
+
+    >>> from cogeval.compare import TOLERANCE, agreeing_interval, compare_scores, trial_means
+    >>> TOLERANCE
+    1e-09
+"""
+
+from cogeval.compare.comparison import ComparisonResult, EvalComparison
+from cogeval.compare.engine import CHANGES_COLUMNS, TESTS, compare_scores
+from cogeval.compare.leaderboard import LEADERBOARD_COLUMNS, Leaderboard
+from cogeval.compare.paired import TOLERANCE, agreeing_interval, inverted_interval, paired_test
+from cogeval.compare.pairing import trial_means
+from cogeval.compare.result import COLUMNS, MetricComparison, RunComparison, RunInfo
+from cogeval.compare.runs import compare_runs, statistical_values
+from cogeval.compare.store import RunStore
+from cogeval.compare.summary import HISTORY_COLUMNS, MetricSummary, history_frame, metric_summary
+from cogeval.compare.variants import Variants, arun_variants, run_variants
+from cogeval.compare.verdicts import ROLES, VERDICTS
+
+__all__ = [
+    "CHANGES_COLUMNS",
+    "COLUMNS",
+    "HISTORY_COLUMNS",
+    "LEADERBOARD_COLUMNS",
+    "ROLES",
+    "TESTS",
+    "TOLERANCE",
+    "VERDICTS",
+    "ComparisonResult",
+    "EvalComparison",
+    "Leaderboard",
+    "MetricComparison",
+    "MetricSummary",
+    "RunComparison",
+    "RunInfo",
+    "RunStore",
+    "Variants",
+    "agreeing_interval",
+    "arun_variants",
+    "compare_runs",
+    "compare_scores",
+    "history_frame",
+    "inverted_interval",
+    "metric_summary",
+    "paired_test",
+    "run_variants",
+    "statistical_values",
+    "trial_means",
+]

@@ -23,8 +23,6 @@ from cogeval.evaluate.result import EvalSuiteResult
 from cogeval.evaluate.suite import EvalSuite, arun_interleaved
 from cogeval.execution import run_sync
 
-__all__ = ["ComparisonResult", "EvalComparison"]
-
 _SIDES = {"base": "baseline", "head": "challenger", "tie": "tie"}
 
 

@@ -23,7 +23,7 @@ import pandas as pd
 from cogeval import _columns as col
 from cogeval._check import check_choice, check_probability, check_seed, describe
 from cogeval._text import short_input
-from cogeval.compare.paired import TOLERANCE, PairedTest, agreeing_interval, inverted_interval, noise_floor, paired_test
+from cogeval.compare.paired import PairedTest, agreeing_interval, inverted_interval, noise_floor, paired_test
 from cogeval.compare.pairing import CASE_ERROR, check_scores, metrics_of, pair_scores
 from cogeval.compare.result import MetricComparison, RunComparison, RunInfo
 from cogeval.compare.verdicts import check_decide_on, check_margins, equivalent, overall, power, verdict, winner
@@ -31,15 +31,13 @@ from cogeval.errors import InputError
 from cogeval.stats import adjust_p_values, cohens_d
 from cogeval.stats.inversion import holm_levels
 
-__all__ = ["CHANGES_COLUMNS", "TESTS", "TOLERANCE", "compare_scores", "short_input"]
-
 TESTS = ("t", "wilcoxon")
 """The tests ``test=`` accepts for non-binary metrics."""
 
-MIN_PAIRS = 30
+_MIN_PAIRS = 30
 """Fewer paired cases than this give a warning."""
 
-MIN_DISCORDANT = 10
+_MIN_DISCORDANT = 10
 """Fewer discordant pairs than this on a 0/1 metric give a warning."""
 
 CHANGES_COLUMNS = [*col.CHANGES_COLUMNS, col.OCCURRENCE]
@@ -252,15 +250,15 @@ def compare_scores(
 def _power_warnings(metrics: Iterable[MetricComparison], tests: Mapping[str, PairedTest]) -> list[str]:
     """Too few paired cases, or too few discordant pairs on a 0/1 metric, for the tests to say much."""
     metrics = list(metrics)
-    few = [f"{m.metric} ({m.n})" for m in metrics if 0 < m.n < MIN_PAIRS]
+    few = [f"{m.metric} ({m.n})" for m in metrics if 0 < m.n < _MIN_PAIRS]
     sparse = [f"{m.metric} ({sum(tests[m.metric].discordant)})" for m in metrics
-              if tests[m.metric].name.startswith("mcnemar") and sum(tests[m.metric].discordant) < MIN_DISCORDANT]
+              if tests[m.metric].name.startswith("mcnemar") and sum(tests[m.metric].discordant) < _MIN_DISCORDANT]
     notes = []
     if few:
-        notes.append(f"Fewer than {MIN_PAIRS} paired cases for {', '.join(few)}: the tests have little power, "
+        notes.append(f"Fewer than {_MIN_PAIRS} paired cases for {', '.join(few)}: the tests have little power, "
                      "so 'inconclusive' may only mean too few cases (see n_needed)")
     if sparse:
-        notes.append(f"Fewer than {MIN_DISCORDANT} discordant pairs (cases exactly one run got right) for "
+        notes.append(f"Fewer than {_MIN_DISCORDANT} discordant pairs (cases exactly one run got right) for "
                      f"{', '.join(sparse)}: McNemar's test can say little (see n_needed)")
     return notes
 

@@ -38,18 +38,16 @@ from cogeval.errors import InputError
 from cogeval.stats import adjust_p_values
 from cogeval.stats.ranking import min_rank, rank_intervals
 
-__all__ = ["LEADERBOARD_COLUMNS", "Leaderboard"]
-
-VARIANT = "variant"
+_VARIANT = "variant"
 RANK, RANK_LOW, RANK_HIGH = "rank", "rank_low", "rank_high"
 LEADERBOARD_COLUMNS = (
-    VARIANT, col.SCORE, col.N, RANK, col.CI_LOW, col.CI_HIGH, RANK_LOW, RANK_HIGH,
+    _VARIANT, col.SCORE, col.N, RANK, col.CI_LOW, col.CI_HIGH, RANK_LOW, RANK_HIGH,
     col.P_VALUE, col.ADJUSTED_P_VALUE, col.SIGNIFICANT,
 )
 """The columns of :meth:`Leaderboard.leaderboard`, in order."""
 
 
-def check_name(kind: str, name: Any) -> str:
+def _check_name(kind: str, name: Any) -> str:
     """A variant name: a non-empty string."""
     if not isinstance(name, str) or not name.strip():
         raise InputError(f"{kind} names must be non-empty strings; got {describe(name)}")
@@ -60,7 +58,7 @@ def frozen_mapping(kind: str, mapping: Any, example: str) -> Mapping[str, Any]:
     """A read-only copy of a non-empty mapping of variant names to values."""
     if not isinstance(mapping, Mapping) or not mapping:
         raise InputError(f"{kind} must map at least one variant name to {example}; got {describe(mapping)}")
-    return types.MappingProxyType({check_name("variant", name): value for name, value in mapping.items()})
+    return types.MappingProxyType({_check_name("variant", name): value for name, value in mapping.items()})
 
 
 @dataclasses.dataclass(frozen=True, repr=False)
@@ -197,7 +195,7 @@ class Leaderboard:
         rows = []
         for name in names:
             s = summarise(metric, values[name], interval=kind, confidence=1 - self.alpha, seed=self.seed)
-            rows.append({VARIANT: name, col.SCORE: s.score, col.N: s.n, col.CI_LOW: s.ci.low, col.CI_HIGH: s.ci.high})
+            rows.append({_VARIANT: name, col.SCORE: s.score, col.N: s.n, col.CI_LOW: s.ci.low, col.CI_HIGH: s.ci.high})
         frame = pd.DataFrame(rows)
 
         scored = frame[col.N].to_numpy() > 0
@@ -219,13 +217,13 @@ class Leaderboard:
         are equal. Holm over all N·(N − 1)/2 pairs controls the family-wise
         error of every pairwise claim, the leader's included.
         """
-        leader = frame[VARIANT].iloc[0]
-        scored = [v for v, n in zip(frame[VARIANT], frame[col.N]) if n]
+        leader = frame[_VARIANT].iloc[0]
+        scored = [v for v, n in zip(frame[_VARIANT], frame[col.N]) if n]
         tests = {pair: self._pair_test(metric, *pair) for pair in itertools.combinations(scored, 2)}
         tested = [pair for pair, t in tests.items() if t.name != "none" and not math.isnan(t.p_value)]
         adjusted = dict(zip(tested, adjust_p_values([tests[pair].p_value for pair in tested], "holm")))
         p, adj = np.full(len(frame), math.nan), np.full(len(frame), math.nan)
-        for i, name in enumerate(frame[VARIANT]):
+        for i, name in enumerate(frame[_VARIANT]):
             pair = next((q for q in ((leader, name), (name, leader)) if q in tests), None)
             if name == leader or pair is None:
                 continue
@@ -249,7 +247,7 @@ class Leaderboard:
         """The variant ranked first on ``metric``, or None when several share rank 1."""
         frame = self.leaderboard(metric)
         top = frame[frame[RANK] == 1]
-        return str(top[VARIANT].iloc[0]) if len(top) == 1 else None
+        return str(top[_VARIANT].iloc[0]) if len(top) == 1 else None
 
     def to_frame(self) -> pd.DataFrame:
         """Every metric's leaderboard stacked: ``metric``, ``higher_is_better``, then the leaderboard columns."""
@@ -267,7 +265,7 @@ class Leaderboard:
                 else f"mean with {level} bootstrap intervals")
         lines = [f"{metric} ({'higher' if up else 'lower'} is better; {kind}) across {len(frame)} variants "
                  f"(axis: {self.axis}):"]
-        leader = frame[VARIANT].iloc[0]
+        leader = frame[_VARIANT].iloc[0]
         r: Any  # a row of the leaderboard; pandas-stubs types each field as any scalar
         for r in frame.itertuples(index=False):
             where = (f"rank {r.rank} (could be {r.rank_low}–{r.rank_high})" if r.rank_low != r.rank_high
@@ -284,8 +282,8 @@ class Leaderboard:
             lines.append(f"  {r.rank}. {r.variant}: {format_value(r.score)} "
                          f"[{format_value(r.ci_low)}, {format_value(r.ci_high)}], n = {r.n}, {where}; {test}")
         best = self.best(metric)
-        behind = [v for v, s in zip(frame[VARIANT], frame[col.SIGNIFICANT]) if s]
-        close = [v for v, p, s in zip(frame[VARIANT][1:], frame[col.ADJUSTED_P_VALUE][1:], frame[col.SIGNIFICANT][1:])
+        behind = [v for v, s in zip(frame[_VARIANT], frame[col.SIGNIFICANT]) if s]
+        close = [v for v, p, s in zip(frame[_VARIANT][1:], frame[col.ADJUSTED_P_VALUE][1:], frame[col.SIGNIFICANT][1:])
                  if not (s or math.isnan(p))]
         lines.append(f"Best: {best}." if best else "No single best: several variants share rank 1.")
         if behind:
@@ -305,7 +303,7 @@ class Leaderboard:
         frame = self.leaderboard(metric)
         up = self.directions[metric]
         figure = go.Figure(go.Scatter(
-            x=frame[col.SCORE], y=[_label(v) for v in frame[VARIANT]], mode="markers",
+            x=frame[col.SCORE], y=[_label(v) for v in frame[_VARIANT]], mode="markers",
             error_x={"type": "data", "symmetric": False, "array": frame[col.CI_HIGH] - frame[col.SCORE],
                      "arrayminus": frame[col.SCORE] - frame[col.CI_LOW]},
             customdata=frame[[col.N, RANK, RANK_LOW, RANK_HIGH]].to_numpy(),
@@ -325,11 +323,11 @@ class Leaderboard:
             rows = [{**row, "vs_leader": _mark(i, row)} for i, row in enumerate(frame.to_dict("records"))]
             caption = f"{metric} ({'higher' if self.directions[metric] else 'lower'} is better) · axis: {self.axis}"
             marks.append(html_table(
-                rows, [VARIANT, col.SCORE, col.CI_LOW, col.CI_HIGH, col.N, RANK, RANK_LOW, RANK_HIGH,
+                rows, [_VARIANT, col.SCORE, col.CI_LOW, col.CI_HIGH, col.N, RANK, RANK_LOW, RANK_HIGH,
                        col.ADJUSTED_P_VALUE, "vs_leader"],
                 caption=caption, raw_columns=["vs_leader"],
             ))
-        return "".join(marks) or html_table([], [VARIANT], caption=f"Leaderboard · axis: {self.axis} · no metrics")
+        return "".join(marks) or html_table([], [_VARIANT], caption=f"Leaderboard · axis: {self.axis} · no metrics")
 
 
 def _label(value: Any) -> str:

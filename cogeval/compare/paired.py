@@ -23,8 +23,6 @@ from cogeval.compare.result import TestName
 from cogeval.stats import Interval, mcnemars_test, paired_t_test, wilcoxon_test
 from cogeval.stats.inversion import mcnemar_interval, wilcoxon_interval
 
-__all__ = ["TOLERANCE", "PairedTest", "agreeing_interval", "inverted_interval", "is_binary", "noise_floor", "paired_test"]
-
 TOLERANCE = 1e-9
 """A paired difference at most this large (in absolute value) is no change: it is set to exactly 0
 before every test, interval, effect size and count (the noise floor)."""

@@ -37,13 +37,11 @@ import pandas as pd
 from cogeval import _columns as col
 from cogeval.errors import InputError
 
-__all__ = ["CASE_ERROR", "Pairing", "UnitValues", "metrics_of", "pair_scores", "pair_units", "trial_means", "unit_values"]
-
 CASE_ERROR = "case_error"
 """Boolean column of a score table: the target failed on this case and trial."""
 
-UNIT = [col.CASE_KEY, col.OCCURRENCE]
-REQUIRED = (col.CASE_KEY, col.OCCURRENCE, col.TRIAL, col.METRIC, col.SCORE, CASE_ERROR)
+_UNIT = [col.CASE_KEY, col.OCCURRENCE]
+_REQUIRED = (col.CASE_KEY, col.OCCURRENCE, col.TRIAL, col.METRIC, col.SCORE, CASE_ERROR)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,11 +68,11 @@ def check_scores(name: str, frame: object) -> pd.DataFrame:
     """Refuse anything but a DataFrame with the score-table columns plus ``case_error``."""
     if not isinstance(frame, pd.DataFrame):
         raise InputError(f"{name} must be a pandas DataFrame of scores; got {type(frame).__name__}")
-    missing = [c for c in REQUIRED if c not in frame.columns]
+    missing = [c for c in _REQUIRED if c not in frame.columns]
     if missing:
         raise InputError(
             f"{name} is missing the column(s) {', '.join(missing)}; a score table needs "
-            f"{', '.join(REQUIRED)} (it has: {', '.join(map(str, frame.columns))})"
+            f"{', '.join(_REQUIRED)} (it has: {', '.join(map(str, frame.columns))})"
         )
     try:
         frame[col.SCORE].astype(float)
@@ -134,7 +132,7 @@ UnitValues = tuple[pd.MultiIndex, pd.DataFrame, pd.Series]
 def unit_values(frame: pd.DataFrame, directions: Mapping[str, bool]) -> UnitValues:
     """One run's units (first-appearance order), its ``units × metrics`` values and errored flags."""
     failed = frame[CASE_ERROR].fillna(False).astype(bool)
-    units = pd.MultiIndex.from_frame(frame[UNIT].drop_duplicates())
+    units = pd.MultiIndex.from_frame(frame[_UNIT].drop_duplicates())
     errored = failed.groupby([frame[col.CASE_KEY], frame[col.OCCURRENCE]], sort=False).all().reindex(units)
 
     rows = frame[frame[col.METRIC].isin(list(directions))]
@@ -142,7 +140,7 @@ def unit_values(frame: pd.DataFrame, directions: Mapping[str, bool]) -> UnitValu
     failure = np.where(higher, 0.0, np.nan)
     value = np.where(failed.loc[rows.index].to_numpy(), failure, rows[col.SCORE].to_numpy(dtype=float))
     wide = (
-        trial_means(pd.Series(value, index=pd.MultiIndex.from_frame(rows[[*UNIT, col.METRIC]])))
+        trial_means(pd.Series(value, index=pd.MultiIndex.from_frame(rows[[*_UNIT, col.METRIC]])))
         .unstack(col.METRIC)
         .reindex(index=units, columns=list(directions))
     )

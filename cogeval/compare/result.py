@@ -20,12 +20,9 @@ from cogeval._html import badge, escape, format_value, html_table, key_value_tab
 from cogeval.errors import InputError
 from cogeval.stats import Interval
 
-__all__ = ["COLUMNS", "VERDICT_TONES", "MetricComparison", "RunComparison", "RunInfo", "as_run_comparison", "headline",
-           "interval_text", "verdict_note"]
-
 Side = Literal["base", "head", "tie"]
 TestName = Literal["mcnemar", "mcnemar-exact", "t", "wilcoxon", "none"]
-Role = Literal["decides", "informs"]
+_Role = Literal["decides", "informs"]
 Verdict = Literal["better", "worse", "equivalent", "inconclusive"]
 RunVerdict = Literal["better", "worse", "equivalent", "inconclusive", "mixed"]
 
@@ -98,7 +95,7 @@ class MetricComparison(_Fields):
     winner: Side
     improved: int
     regressed: int
-    role: Role = "decides"
+    role: _Role = "decides"
     verdict: Verdict = "inconclusive"
     margin: float = 0.0
     ci_level: float = math.nan
@@ -114,7 +111,7 @@ class MetricComparison(_Fields):
 
     @safe_html
     def _repr_html_(self) -> str:
-        row = {**self.to_dict(), col.WINNER: _WINNER_BADGES[self.winner], "verdict": VERDICT_BADGES[self.verdict]}
+        row = {**self.to_dict(), col.WINNER: _WINNER_BADGES[self.winner], "verdict": _VERDICT_BADGES[self.verdict]}
         return key_value_table(f"MetricComparison {self.metric}", row, raw_keys=[col.WINNER, "verdict"])
 
 
@@ -191,12 +188,12 @@ class RunComparison:
             {col.METRIC: f"{name} {'↑' if m.higher_is_better else '↓'}", "role": m.role, col.BASE: m.base,
              col.HEAD: m.head, col.DIFFERENCE: m.difference, "interval": interval_text(m), "effect size": m.effect_size,
              col.TEST: m.test, col.N: m.n, "p": m.p_value, "adjusted p": m.adjusted_p_value,
-             "verdict": VERDICT_BADGES[m.verdict], "mde": m.mde, "n needed": m.n_needed,
+             "verdict": _VERDICT_BADGES[m.verdict], "mde": m.mde, "n needed": m.n_needed,
              "improved": m.improved, "regressed": m.regressed}
             for name, m in self.metrics.items()
         ]
         lead = (
-            f'<div class="cogeval">{VERDICT_BADGES[self.verdict]} {escape(headline(self))} · '
+            f'<div class="cogeval">{_VERDICT_BADGES[self.verdict]} {escape(headline(self))} · '
             f"{escape(self.head.name or self.head.run_id)} (head) vs {escape(self.base.name or self.base.run_id)} (base) · "
             f"{self.added} added, {self.removed} removed cases</div>"
         )
@@ -279,5 +276,5 @@ def headline(comparison: RunComparison) -> str:
 
 VERDICT_TONES = {"better": "good", "worse": "bad", "equivalent": "neutral", "inconclusive": "neutral", "mixed": "bad"}
 """The colour of each verdict word in every report."""
-VERDICT_BADGES = {word: badge(word, tone) for word, tone in VERDICT_TONES.items()}
+_VERDICT_BADGES = {word: badge(word, tone) for word, tone in VERDICT_TONES.items()}
 _WINNER_BADGES = {"head": badge("head", "good"), "base": badge("base", "bad"), "tie": badge("tie")}

@@ -29,8 +29,6 @@ from cogeval.errors import InputError
 from cogeval.scoring.judge import self_preference_message
 from cogeval.scoring.usage import BUILTIN_STATISTICAL_METRICS
 
-__all__ = ["as_run", "compare_runs", "run_warnings", "score_frame", "statistical_values"]
-
 
 def as_run(run: Any, name: str = "run") -> EvalRun:
     """An :class:`EvalRun` from a run, a suite result (``to_run()``) or a run-file path."""
@@ -164,7 +162,7 @@ def _digest(text: Any) -> str:
     return "none" if text is None else hashlib.sha256(str(text).encode()).hexdigest()[:8]
 
 
-def changes_between(base: EvalRun, head: EvalRun) -> list[str]:
+def _changes_between(base: EvalRun, head: EvalRun) -> list[str]:
     """What differs in how the two runs were made: target, system prompt, temperature, trials, judge, metric parameters.
 
     One entry per thing changed, e.g. ``"model 'gpt-a' → 'gpt-b'"``; the system prompt is named by a
@@ -193,7 +191,7 @@ def changes_between(base: EvalRun, head: EvalRun) -> list[str]:
 
 
 def _changed_warnings(base: EvalRun, head: EvalRun) -> list[str]:
-    changed = changes_between(base, head)
+    changed = _changes_between(base, head)
     if len(changed) < 2:
         return []
     return [f"More than one thing changed between the runs: {'; '.join(changed)}. "

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from cogeval import _backend
-from cogeval._check import describe
+from cogeval._check import check_path, describe
 from cogeval._html import html_table, safe_html
 from cogeval.compare.summary import history_frame
 from cogeval.data import EvalRun, load_run
@@ -32,13 +32,11 @@ from cogeval.data.run_id import check_run_id
 from cogeval.data.runfile import run_from_json
 from cogeval.errors import InputError, RunFileError, RunSkippedWarning
 
-__all__ = ["RunStore", "RunSummary"]
-
-RunSummary = dict[str, Any]
+_RunSummary = dict[str, Any]
 """``{id, name, metadata, started_at, finished_at, cases, path, metrics}`` (metrics: name → mean)."""
 
 RUN_FORMAT = "cogitator.eval-run"
-SUMMARY_FIELDS = ("id", "name", "metadata", "started_at", "finished_at", "cases", "path", "metrics")
+_SUMMARY_FIELDS = ("id", "name", "metadata", "started_at", "finished_at", "cases", "path", "metrics")
 
 
 class RunStore:
@@ -55,13 +53,11 @@ class RunStore:
     """
 
     def __init__(self, path: str | os.PathLike[str], on_skip: Callable[[dict[str, str]], Any] | None = None) -> None:
-        if not isinstance(path, (str, os.PathLike)):
-            raise InputError(f"path must be a folder path; got {describe(path)}")
         if on_skip is not None and not callable(on_skip):
             raise InputError(f"on_skip must be a callable taking {{path, reason}}; got {describe(on_skip)}")
-        self.path = pathlib.Path(path)
+        self.path = check_path("path", path)
         self.on_skip = on_skip
-        self._summaries: dict[pathlib.Path, tuple[tuple[int, int], RunSummary]] = {}
+        self._summaries: dict[pathlib.Path, tuple[tuple[int, int], _RunSummary]] = {}
 
     def __repr__(self) -> str:
         return f"RunStore({str(self.path)!r})"
@@ -75,12 +71,12 @@ class RunStore:
         """The run with this id; strict: a missing or broken file raises."""
         return load_run(self.path / f"{check_run_id(run_id)}.json")
 
-    def runs(self, filter: Mapping[str, Any] | Callable[[RunSummary], bool] | None = None) -> list[EvalRun]:
+    def runs(self, filter: Mapping[str, Any] | Callable[[_RunSummary], bool] | None = None) -> list[EvalRun]:
         """Every readable run matching ``filter``, newest first."""
         runs = (self._read(pathlib.Path(summary["path"])) for summary in self._scan(filter))
         return [run for run in runs if run is not None]
 
-    def list(self, filter: Mapping[str, Any] | Callable[[RunSummary], bool] | None = None) -> list[RunSummary]:
+    def list(self, filter: Mapping[str, Any] | Callable[[_RunSummary], bool] | None = None) -> list[_RunSummary]:
         """Summaries of the readable runs matching ``filter``, newest first.
 
         ``filter`` is a mapping of summary fields to required values
@@ -88,7 +84,7 @@ class RunStore:
         """
         return self._scan(filter)
 
-    def latest(self, filter: Mapping[str, Any] | Callable[[RunSummary], bool] | None = None) -> EvalRun | None:
+    def latest(self, filter: Mapping[str, Any] | Callable[[_RunSummary], bool] | None = None) -> EvalRun | None:
         """The newest readable run matching ``filter``, or ``None``."""
         for summary in self._scan(filter):
             run = self._read(pathlib.Path(summary["path"]))
@@ -96,7 +92,7 @@ class RunStore:
                 return run
         return None
 
-    def to_frame(self, filter: Mapping[str, Any] | Callable[[RunSummary], bool] | None = None) -> pd.DataFrame:
+    def to_frame(self, filter: Mapping[str, Any] | Callable[[_RunSummary], bool] | None = None) -> pd.DataFrame:
         """One row per run, newest first: id, name, started_at, finished_at, cases, path, then one column per metric mean."""
         rows = []
         for summary in self.list(filter):
@@ -135,14 +131,14 @@ class RunStore:
             raise InputError(f"no run named {name!r} in {self.path}; the run names there are {names}")
         return history_frame(runs[::-1], metric, confidence=confidence, seed=seed)
 
-    def _scan(self, filter: Any) -> builtins.list[RunSummary]:  # `list` here is the method above
+    def _scan(self, filter: Any) -> builtins.list[_RunSummary]:  # `list` here is the method above
         keep = _predicate(filter)
         paths = sorted(self.path.glob("*.json")) if self.path.is_dir() else []
         found = [summary for summary in map(self._summary, paths) if summary is not None and keep(summary)]
         found.sort(key=lambda summary: (_moment(summary["started_at"]), summary["id"]), reverse=True)
         return found
 
-    def _summary(self, path: pathlib.Path) -> RunSummary | None:
+    def _summary(self, path: pathlib.Path) -> _RunSummary | None:
         """The run's summary, read again only when the file's modification time or size changed."""
         try:
             status = path.stat()
@@ -205,15 +201,15 @@ class RunStore:
                           max_rows=20)
 
 
-def _predicate(filter: Any) -> Callable[[RunSummary], bool]:
+def _predicate(filter: Any) -> Callable[[_RunSummary], bool]:
     if filter is None:
         return lambda summary: True
     if isinstance(filter, Mapping):
         wanted = dict(filter)
-        unknown = [k for k in wanted if k not in SUMMARY_FIELDS]
+        unknown = [k for k in wanted if k not in _SUMMARY_FIELDS]
         if unknown:
             raise InputError(f"filter names {unknown[0]!r}, which is not a field of a run summary; "
-                             f"the fields are {', '.join(SUMMARY_FIELDS)}")
+                             f"the fields are {', '.join(_SUMMARY_FIELDS)}")
         return lambda summary: all(summary.get(k) == v for k, v in wanted.items())
     if callable(filter):
         return filter

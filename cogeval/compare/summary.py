@@ -42,10 +42,7 @@ from cogeval.errors import InputError
 from cogeval.stats import Interval, bootstrap_ci, wilson_interval
 from cogeval.stats.result import StatResult
 
-__all__ = ["HISTORY_COLUMNS", "INTERVALS", "MetricSummary", "history_frame", "interval_kind", "metric_summary",
-           "summarise", "unit_scores"]
-
-INTERVALS = ("wilson", "bootstrap")
+_INTERVALS = ("wilson", "bootstrap")
 """The interval kinds: Wilson's for 0/1 unit values, else the percentile bootstrap of the mean."""
 
 HISTORY_COLUMNS = (col.RUN_ID, col.NAME, col.STARTED_AT, col.METRIC, col.HIGHER_IS_BETTER, col.SCORE, col.N,
@@ -102,7 +99,7 @@ def interval_kind(values: Iterable[Any]) -> str:
     """
     arrays = [np.asarray(v, dtype=float) for v in values]
     binary = any(len(v) for v in arrays) and all(np.isin(v, (0.0, 1.0)).all() for v in arrays)
-    return INTERVALS[0] if binary else INTERVALS[1]
+    return _INTERVALS[0] if binary else _INTERVALS[1]
 
 
 def summarise(metric: str, values: Any, *, interval: str | None = None, confidence: float = 0.95,
@@ -123,7 +120,7 @@ def summarise(metric: str, values: Any, *, interval: str | None = None, confiden
     seed = check_seed("seed", seed)
     v = np.asarray(values, dtype=float).ravel()
     v = v[~np.isnan(v)]
-    kind = interval_kind([v]) if interval is None else check_choice("interval", interval, INTERVALS)
+    kind = interval_kind([v]) if interval is None else check_choice("interval", interval, _INTERVALS)
     if not len(v):
         return MetricSummary(metric, math.nan, 0, Interval(math.nan, math.nan), None, confidence)
     if kind == "wilson":

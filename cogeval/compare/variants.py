@@ -24,8 +24,6 @@ from cogeval.errors import InputError
 from cogeval.evaluate.suite import EvalSuite, arun_interleaved
 from cogeval.execution import run_sync
 
-__all__ = ["Variants", "arun_variants", "run_variants"]
-
 
 @dataclasses.dataclass(frozen=True)
 class Variants:

@@ -29,16 +29,13 @@ from cogeval.stats.equivalence import equivalence_test
 from cogeval.stats.inversion import paired_proportion_interval
 from cogeval.stats.power import minimum_detectable_effect, plan_sample_size
 
-__all__ = ["POWER", "ROLES", "VERDICTS", "check_decide_on", "check_margins", "equivalent", "overall", "power",
-           "verdict", "winner"]
-
 ROLES = ("decides", "informs")
 """A compared metric either decides the verdict (and its Holm family) or informs (its own Holm family)."""
 
 VERDICTS = ("better", "worse", "equivalent", "inconclusive")
 """A metric's verdict; a run's verdict may also be ``mixed`` (some deciding metrics better, some worse)."""
 
-POWER = 0.8
+_POWER = 0.8
 """The power behind ``mde`` and ``n_needed``."""
 
 
@@ -71,7 +68,7 @@ def power(b: np.ndarray, h: np.ndarray, difference: float, level: float, margin:
         return math.nan, None
     d = noise_floor(h - b)
     sd = float(d.std(ddof=1))
-    mde = minimum_detectable_effect(sd, n, alpha=level, power=POWER) if sd > 0 else math.nan
+    mde = minimum_detectable_effect(sd, n, alpha=level, power=_POWER) if sd > 0 else math.nan
     effect = margin if margin > 0 else abs(difference)
     binary = is_binary(b, h)
     if effect == 0 or (sd == 0 and not binary):
@@ -79,9 +76,9 @@ def power(b: np.ndarray, h: np.ndarray, difference: float, level: float, margin:
     try:
         if binary:
             needed = plan_sample_size(effect, discordance=float(np.count_nonzero(d)) / n, alpha=alpha,
-                                      power=POWER, family_size=family_size)
+                                      power=_POWER, family_size=family_size)
         else:
-            needed = plan_sample_size(effect, sd=sd, alpha=alpha, power=POWER, family_size=family_size)
+            needed = plan_sample_size(effect, sd=sd, alpha=alpha, power=_POWER, family_size=family_size)
     except InputError:  # an effect larger than the discordance can allow
         return mde, None
     return mde, needed

@@ -39,8 +39,6 @@ import numpy as np
 from cogeval._check import describe
 from cogeval.errors import InputError
 
-__all__ = ["canonical_json"]
-
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _NEEDS_ESCAPE = re.compile('["\\\\\x00-\x1f\ud800-\udfff]')
 _SURROGATE = re.compile("[\ud800-\udfff]")

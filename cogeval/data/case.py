@@ -23,10 +23,8 @@ from cogeval._check import describe
 from cogeval.data.canonical import canonical_json
 from cogeval.errors import DatasetError, InputError
 
-__all__ = ["Case"]
-
 FIELDS = (col.INPUT, col.EXPECTED, col.CONTEXT, col.METADATA, col.TURNS)
-KEY_FIELDS = (col.INPUT, col.TURNS, col.EXPECTED)
+_KEY_FIELDS = (col.INPUT, col.TURNS, col.EXPECTED)
 
 
 def sha256_hex(value: Any) -> str:
@@ -112,7 +110,7 @@ class Case:
     @functools.cached_property
     def key(self) -> str:
         """SHA-256 hex of the canonical JSON of ``{input, turns, expected}`` (absent fields left out)."""
-        return sha256_hex({name: getattr(self, name) for name in KEY_FIELDS if getattr(self, name) is not None})
+        return sha256_hex({name: getattr(self, name) for name in _KEY_FIELDS if getattr(self, name) is not None})
 
     def to_dict(self) -> dict[str, Any]:
         """The fields that are not ``None``, in the order input, expected, context, metadata, turns."""

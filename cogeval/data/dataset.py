@@ -30,16 +30,14 @@ import numpy as np
 import pandas as pd
 
 from cogeval import _columns as col
-from cogeval._check import check_positive_int, check_seed, describe
+from cogeval._check import check_path, check_positive_int, check_seed, describe
 from cogeval._html import html_table, safe_html
 from cogeval._text import cut
 from cogeval.data.canonical import canonical_json
 from cogeval.data.case import FIELDS, Case, sha256_hex
 from cogeval.errors import DatasetError, InputError
 
-__all__ = ["Dataset"]
-
-FRAME_COLUMNS = (*col.CASES_COLUMNS, col.TURNS)
+_FRAME_COLUMNS = (*col.CASES_COLUMNS, col.TURNS)
 _DERIVED = (col.CASE_KEY, col.OCCURRENCE)
 _CSV_JSON_FIELDS = (col.METADATA, col.TURNS)  # cells must hold JSON
 _CSV_MAYBE_JSON_FIELDS = (col.EXPECTED, col.CONTEXT)  # cells starting with { or [ are decoded when valid JSON
@@ -216,7 +214,7 @@ class Dataset(Sequence[Case]):
             col.OCCURRENCE: pd.Series(occurrences, dtype="int64"),
             **{f: pd.Series([getattr(case, f) for case in self._cases], dtype=object) for f in FIELDS},
         }
-        return pd.DataFrame(columns)[list(FRAME_COLUMNS)]
+        return pd.DataFrame(columns)[list(_FRAME_COLUMNS)]
 
     @safe_html
     def _repr_html_(self) -> str:
@@ -239,7 +237,7 @@ def _cases(located: Iterable[tuple[str, Any]]) -> Iterator[Case]:
 
 
 def _existing(path: str | os.PathLike[str]) -> Path:
-    path = Path(path)
+    path = check_path("path", path)
     if not path.is_file():
         raise FileNotFoundError(errno.ENOENT, "dataset file not found", str(path))
     return path

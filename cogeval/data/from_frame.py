@@ -7,7 +7,7 @@ The rules of a frame, in the order they apply:
   ``trial`` are optional columns (0 when absent);
 - a frame with both ``metric`` and ``score`` columns is in the **long form**
   (one row per case × metric; ``error`` is the score's error), any other in the
-  **wide form** (one row per case; every column not in :data:`FRAME_KNOWN`
+  **wide form** (one row per case; every column not in :data:`_FRAME_KNOWN`
   holds a metric's scores; ``error`` is the target's error);
 - a score is a number or numeric text; a missing one is NaN;
 - every metric is higher-is-better unless ``directions`` says otherwise.
@@ -35,8 +35,6 @@ from cogeval.data.dataset import missing_to_none
 from cogeval.data.run_id import check_run_id, new_run_id, utc_now
 from cogeval.errors import InputError
 
-__all__ = ["FRAME_KNOWN", "run_data_from_frame"]
-
 
 def run_data_from_frame(
     frame: pd.DataFrame,
@@ -60,7 +58,7 @@ def run_data_from_frame(
             "the wide form has one column per metric and no 'metric' column"
         )
     long = col.METRIC in columns
-    metric_columns = [] if long else [c for c in columns if c not in FRAME_KNOWN]
+    metric_columns = [] if long else [c for c in columns if c not in _FRAME_KNOWN]
     results: dict[tuple[str, int, int], dict[str, Any]] = {}
     metrics: dict[str, None] = dict.fromkeys(metric_columns)
     for label, cells in zip(frame.index, frame.to_dict("records")):
@@ -105,7 +103,7 @@ def run_data_from_frame(
 
 
 _RESULT_FIELDS = (col.OUTPUT, col.ERROR, col.DURATION_S, col.INPUT_TOKENS, col.OUTPUT_TOKENS, col.COST_USD, col.TRACE_ID)
-FRAME_KNOWN = frozenset({col.RUN_ID, col.CASE_KEY, col.OCCURRENCE, col.TRIAL, *FIELDS, *_RESULT_FIELDS})
+_FRAME_KNOWN = frozenset({col.RUN_ID, col.CASE_KEY, col.OCCURRENCE, col.TRIAL, *FIELDS, *_RESULT_FIELDS})
 """The columns of a wide frame that are not metrics: ids, the case's fields and the result's."""
 
 
@@ -177,7 +175,7 @@ def _number(where: str, value: Any, *, wide: bool = False) -> float:
             pass
     hint = (
         " (in the wide form every column other than "
-        + ", ".join(sorted(FRAME_KNOWN)) + " holds a metric's scores)"
+        + ", ".join(sorted(_FRAME_KNOWN)) + " holds a metric's scores)"
     ) if wide else ""
     raise InputError(f"{where} is not a number: {describe(value)}{hint}")
 

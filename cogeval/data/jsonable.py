@@ -16,8 +16,6 @@ from collections.abc import Mapping
 from numbers import Integral, Real
 from typing import Any
 
-__all__ = ["jsonable"]
-
 
 def jsonable(value: Any) -> Any:
     """A JSON-safe copy of ``value``."""

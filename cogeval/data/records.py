@@ -34,23 +34,6 @@ from cogeval.data.case import FIELDS, Case
 from cogeval.data.jsonable import jsonable
 from cogeval.stats import Aggregate
 
-__all__ = [
-    "FORMAT",
-    "VERSION",
-    "AggregateRecord",
-    "AssertionRecord",
-    "CaseRecord",
-    "ConfigRecord",
-    "DatasetRecord",
-    "MetricRecord",
-    "PromptRecord",
-    "ResultRecord",
-    "ScoreRecord",
-    "StatsRecord",
-    "TurnRecord",
-    "UsageRecord",
-]
-
 FORMAT: Final = "cogitator.eval-run"
 VERSION: Final = 1
 
@@ -69,7 +52,7 @@ Number = Annotated[float, BeforeValidator(_nan_if_none), PlainSerializer(_none_i
 Json = Annotated[Any, BeforeValidator(jsonable), PlainSerializer(jsonable)]
 """Any value, made JSON-safe (bytes and objects as text, circular references as ``"[Circular]"``)."""
 
-Count = Annotated[int, Field(ge=0)]
+_Count = Annotated[int, Field(ge=0)]
 
 
 class _Record(BaseModel):
@@ -108,7 +91,7 @@ class DatasetRecord(_Record):
 
     fingerprint: str
     """SHA-256 hex of the canonical JSON of the list of cases run (``Dataset.fingerprint``)."""
-    cases: Count
+    cases: _Count
     """Number of cases run (the length of the case list, duplicates included, before trials)."""
 
 
@@ -144,9 +127,9 @@ class ConfigRecord(_Record):
     for custom ones, read from ``duration`` and ``usage`` for the built-ins."""
     judge: dict[str, Json] | None = None
     """The LLM judge's configuration (such as ``{model, temperature, samples}``), or ``None``."""
-    trials: Count = 1
+    trials: _Count = 1
     """How many times each case was run."""
-    concurrency: Count = 1
+    concurrency: _Count = 1
     """How many cases ran at once."""
     target: dict[str, Json] = Field(default_factory=dict)
     """The target, e.g. ``{"type": "function", "name": "my_fn"}`` or ``{"type": "chat", "model": ...}``; never a secret."""
@@ -168,9 +151,9 @@ class PromptRecord(_Record):
 class UsageRecord(_Record):
     """``usage``: tokens and cost of a call; ``null`` (``None`` / NaN) when the target did not report them."""
 
-    input_tokens: Count | None = None
+    input_tokens: _Count | None = None
     """Prompt tokens."""
-    output_tokens: Count | None = None
+    output_tokens: _Count | None = None
     """Completion tokens."""
     cost: Number = math.nan
     """Cost in USD; NaN (``null``) when unknown."""
@@ -246,9 +229,9 @@ class ResultRecord(_Record):
     _omit_if_none = ("statistical_values",)
     case_key: str = Field(min_length=1)
     """The case's key: SHA-256 of the canonical JSON of ``{input, turns, expected}`` (``Case.key``)."""
-    occurrence: Count = 0
+    occurrence: _Count = 0
     """Counts earlier cases with the same key in the dataset (0 for the first)."""
-    trial: Count = 0
+    trial: _Count = 0
     """The trial, from 0."""
     case: CaseRecord
     """The case that was run."""
@@ -295,9 +278,9 @@ class AggregateRecord(_Record):
     """95th percentile."""
     p99: Number = math.nan
     """99th percentile."""
-    count: Count = 0
+    count: _Count = 0
     """Scores present."""
-    missing: Count = 0
+    missing: _Count = 0
     """Scores missing (NaN) and left out."""
 
     def to_aggregate(self) -> Aggregate:
@@ -331,27 +314,27 @@ class StatsRecord(_Record):
 
     _omit_if_none = ("metric_errors", "judge_errors", "judge_cost", "judge_calls", "judge_cache_hits",
                      "judge_input_tokens", "judge_output_tokens")
-    total: Count = 0
+    total: _Count = 0
     """Results (case × trial)."""
-    errors: Count = 0
+    errors: _Count = 0
     """Results whose target failed."""
     duration: Number = math.nan
     """Seconds the run took."""
     cost: Number = math.nan
     """Total cost of the target's answers in USD; NaN (``null``) when unknown."""
-    metric_errors: Count | None = None
+    metric_errors: _Count | None = None
     """Scores left NaN because a metric failed (optional; left out of the file when ``None``)."""
-    judge_errors: Count | None = None
+    judge_errors: _Count | None = None
     """Scores left NaN because the judge failed (optional; left out of the file when ``None``)."""
     judge_cost: Number = math.nan
     """Cost of judge calls in USD (``judgeCost``; optional, left out of the file when NaN)."""
-    judge_calls: Count | None = None
+    judge_calls: _Count | None = None
     """HTTP calls made to the judge, failed attempts included (``judgeCalls``; left out when ``None``)."""
-    judge_cache_hits: Count | None = None
+    judge_cache_hits: _Count | None = None
     """Judge answers read from the judge's cache (``judgeCacheHits``; left out when ``None``)."""
-    judge_input_tokens: Count | None = None
+    judge_input_tokens: _Count | None = None
     """Prompt tokens the judge's server reported (``judgeInputTokens``; left out when ``None``)."""
-    judge_output_tokens: Count | None = None
+    judge_output_tokens: _Count | None = None
     """Completion tokens the judge's server reported (``judgeOutputTokens``; left out when ``None``)."""
 
     @property

@@ -46,7 +46,7 @@ from pydantic import Field, field_validator, model_validator
 
 from cogeval import _backend
 from cogeval import _columns as col
-from cogeval._check import describe
+from cogeval._check import check_path, describe
 from cogeval._files import write_text_atomic
 from cogeval._html import safe_html
 from cogeval.data.case import FIELDS, Case
@@ -94,7 +94,7 @@ __all__ = [
     "UsageRecord",
 ]
 
-AGGREGATE_COLUMNS = ("mean", "median", "min", "max", "std_dev", "p50", "p95", "p99", "count", "missing")
+_AGGREGATE_COLUMNS = ("mean", "median", "min", "max", "std_dev", "p50", "p95", "p99", "count", "missing")
 """The fields of an aggregate, as the columns of :attr:`EvalRun.aggregated_frame` after ``metric`` and ``higher_is_better``."""
 
 
@@ -269,7 +269,7 @@ class EvalRun(_Record):
         """
         run_id = check_run_id(self.run_id)
         text = json.dumps(self.to_dict(), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
-        path = pathlib.Path(target)
+        path = check_path("target", target)
         if path.is_dir() or str(target).endswith(("/", os.sep)):
             path = path / f"{run_id}.json"
         return write_text_atomic(path, text)
@@ -331,7 +331,7 @@ class EvalRun(_Record):
         directions = self.directions
         rows = [{col.METRIC: name, "higher_is_better": directions.get(name), **agg.model_dump()}
                 for name, agg in self.aggregated.items()]
-        return pd.DataFrame(rows, columns=[col.METRIC, "higher_is_better", *AGGREGATE_COLUMNS])
+        return pd.DataFrame(rows, columns=[col.METRIC, "higher_is_better", *_AGGREGATE_COLUMNS])
 
     @property
     def assertions_frame(self) -> pd.DataFrame:

@@ -15,8 +15,6 @@ from typing import Any
 from cogeval import _columns as col
 from cogeval._html import badge, html_table, key_value_table
 
-__all__ = ["run_html"]
-
 
 def run_html(run: Any, title: str) -> str:
     """The notebook display of a run (an :class:`EvalRun`, or a suite result holding one) under ``title``.

@@ -17,9 +17,7 @@ import secrets
 from cogeval._check import describe
 from cogeval.errors import InputError
 
-__all__ = ["check_run_id", "iso_utc", "new_run_id", "utc_now"]
-
-RUN_ID_PATTERN = re.compile(r"^\d{8}T\d{9}Z-[0-9a-f]{8}$")
+_RUN_ID_PATTERN = re.compile(r"^\d{8}T\d{9}Z-[0-9a-f]{8}$")
 
 
 def utc_now() -> datetime.datetime:
@@ -42,7 +40,7 @@ def new_run_id(started_at: datetime.datetime) -> str:
 
 def check_run_id(run_id: object) -> str:
     """Return ``run_id`` if it has the run-id shape, so it is safe as a file name."""
-    if not isinstance(run_id, str) or not RUN_ID_PATTERN.match(run_id):
+    if not isinstance(run_id, str) or not _RUN_ID_PATTERN.match(run_id):
         raise InputError(
             f"run_id must look like '20261022T101530123Z-1a2b3c4d' (UTC start time, '-', 8 hex digits); got {describe(run_id)}"
         )

@@ -22,12 +22,10 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from cogeval._check import describe
+from cogeval._check import check_path, describe
 from cogeval.data.records import FORMAT, VERSION
 from cogeval.data.run import EvalRun
 from cogeval.errors import InputError, RunFileError
-
-__all__ = ["load_run", "run_from_json", "save_run"]
 
 _ERRORS_SHOWN = 3
 _JSON_TYPES = {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number",
@@ -42,7 +40,7 @@ def load_run(path: str | os.PathLike[str]) -> EvalRun:
     error, the field path with the file's camelCase keys, e.g.
     ``run file 'runs/x.json' is invalid: results[3].scores[0].score: Input should be a valid number``.
     """
-    path = pathlib.Path(path)
+    path = check_path("path", path)
     where = f"run file '{path}'"
     try:
         raw = path.read_bytes()

@@ -1,1 +1,27 @@
-"""Evaluating a target on a dataset: the suite, its result, the builder and agent tools."""
+"""Evaluating a target on a dataset: the suite, its result, the builder, rescoring and agent tools.
+
+    >>> from cogeval.evaluate import EXIT_ASSERTION_FAILED, EXIT_RUN_FAILED
+    >>> EXIT_ASSERTION_FAILED, EXIT_RUN_FAILED
+    (1, 2)
+"""
+
+from cogeval.evaluate.builder import EvalBuilder
+from cogeval.evaluate.rescore import arescore, rescore
+from cogeval.evaluate.result import EXIT_ASSERTION_FAILED, EXIT_RUN_FAILED, CaseResult, EvalSuiteResult, RunStats
+from cogeval.evaluate.suite import EvalSuite, arun_interleaved
+from cogeval.evaluate.tools import EvalTool, eval_tools
+
+__all__ = [
+    "EXIT_ASSERTION_FAILED",
+    "EXIT_RUN_FAILED",
+    "CaseResult",
+    "EvalBuilder",
+    "EvalSuite",
+    "EvalSuiteResult",
+    "EvalTool",
+    "RunStats",
+    "arescore",
+    "arun_interleaved",
+    "eval_tools",
+    "rescore",
+]

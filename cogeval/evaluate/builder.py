@@ -14,8 +14,6 @@ from typing import Any
 from cogeval.errors import InputError
 from cogeval.evaluate.suite import EvalSuite
 
-__all__ = ["EvalBuilder"]
-
 
 class EvalBuilder:
     """Collects the parts of a suite; :meth:`build` checks them and makes the :class:`EvalSuite`."""

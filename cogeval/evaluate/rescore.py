@@ -29,8 +29,6 @@ from cogeval.scoring import JudgeConfig, Metric, Score
 from cogeval.scoring.judge import judge_usage_totals
 from cogeval.stats import aggregate
 
-__all__ = ["arescore", "rescore"]
-
 
 def rescore(run: Any, metrics: Sequence[Metric], judge: JudgeConfig | None = None, *,
             assertions: Sequence[Any] = (), name: str | None = None, concurrency: int = 5) -> EvalRun:

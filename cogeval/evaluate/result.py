@@ -37,8 +37,6 @@ from cogeval.data.run_id import check_run_id
 from cogeval.execution import CaseOutcome
 from cogeval.scoring import Score
 
-__all__ = ["EXIT_ASSERTION_FAILED", "EXIT_RUN_FAILED", "CaseResult", "EvalSuiteResult", "RunStats"]
-
 EXIT_ASSERTION_FAILED = 1
 """:attr:`EvalSuiteResult.exit_code` when the run produced scores but an assertion failed."""
 EXIT_RUN_FAILED = 2

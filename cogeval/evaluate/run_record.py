@@ -20,8 +20,6 @@ from cogeval.scoring import AssertionResult
 from cogeval.scoring.judge import judge_usage_totals
 from cogeval.stats import Aggregate
 
-__all__ = ["run_stats", "suite_run"]
-
 
 def suite_run(
     *,

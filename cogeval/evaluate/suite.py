@@ -33,8 +33,6 @@ from cogeval.execution import as_target, run_interleaved, run_sync
 from cogeval.scoring import JudgeConfig, Metric, Score, StatisticalMetric
 from cogeval.stats import aggregate
 
-__all__ = ["EvalSuite", "arun_interleaved"]
-
 
 def as_dataset(dataset: Any) -> Dataset:
     """Accept a :class:`Dataset`, or a list of cases or records."""

@@ -15,8 +15,6 @@ from typing import Any
 
 from cogeval.evaluate.suite import EvalSuite
 
-__all__ = ["EvalTool", "eval_tools"]
-
 _PARAMETERS = {
     "type": "object",
     "properties": {

@@ -7,8 +7,6 @@ from importlib import resources
 
 from cogeval.data import Dataset
 
-__all__ = ["capitals", "questions"]
-
 
 @functools.cache
 def questions() -> Dataset:

@@ -32,8 +32,6 @@ import re
 from cogeval.examples.data import capitals
 from cogeval.execution import TargetResponse
 
-__all__ = ["assistant_v1", "assistant_v2"]
-
 _UNKNOWN_TO_V1 = {"Australia", "Canada", "Brazil", "Switzerland", "Nigeria", "Tanzania", "South Africa",
                   "Pakistan", "Mongolia", "Morocco", "Iceland", "New Zealand", "Turkey", "Kenya", "Ukraine"}
 _WRONG_IN_V1 = {"Australia": "Sydney", "Canada": "Toronto", "Brazil": "Rio de Janeiro", "Switzerland": "Zurich",

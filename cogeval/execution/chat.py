@@ -29,9 +29,7 @@ from cogeval.execution.target import Target, TargetResponse, input_text
 if TYPE_CHECKING:
     from cogeval.data import Case
 
-__all__ = ["ChatTarget"]
-
-PLACEHOLDER_API_KEY = "not-needed"
+_PLACEHOLDER_API_KEY = "not-needed"
 
 
 class ChatTarget(Target):
@@ -75,7 +73,7 @@ class ChatTarget(Target):
         self.max_tokens = max_tokens
         self.prices = _checked_prices(prices)
         self.options = dict(options or {})
-        self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_API_KEY
+        self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or _PLACEHOLDER_API_KEY
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
 
     def __repr__(self) -> str:

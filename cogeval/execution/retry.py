@@ -17,10 +17,8 @@ import random
 
 from cogeval.errors import CogevalError, InputError
 
-__all__ = ["MAX_BACKOFF_S", "MAX_RETRY_AFTER_S", "error_text", "retry_after", "retry_delay", "retryable"]
-
 MAX_BACKOFF_S = 30.0
-MAX_RETRY_AFTER_S = 60.0
+_MAX_RETRY_AFTER_S = 60.0
 
 
 def error_text(error: BaseException) -> str:
@@ -44,7 +42,7 @@ def retry_after(error: BaseException) -> float | None:
     headers = getattr(getattr(error, "response", None), "headers", None)
     try:
         value = headers.get("retry-after") if headers is not None else None
-        return None if value is None else min(max(float(value), 0.0), MAX_RETRY_AFTER_S)
+        return None if value is None else min(max(float(value), 0.0), _MAX_RETRY_AFTER_S)
     except (TypeError, ValueError):  # an HTTP date or garbage: use the backoff
         return None
 

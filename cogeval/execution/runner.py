@@ -46,7 +46,6 @@ from cogeval.errors import ExecutionError, InputError
 from cogeval.execution.retry import MAX_BACKOFF_S, error_text, retry_delay, retryable
 from cogeval.execution.target import Target, TargetResponse, TurnOutcome, as_target, converse
 
-__all__ = ["CaseOutcome", "RunInterrupted", "run_cases", "run_interleaved", "run_sync"]
 
 class RunInterrupted(ExecutionError):
     """A run was cancelled (or interrupted with Ctrl-C); ``outcomes`` holds the finished case-trials.

@@ -37,9 +37,7 @@ from cogeval.errors import InputError
 if TYPE_CHECKING:
     from cogeval.data import Case
 
-__all__ = ["Target", "TargetResponse", "TurnOutcome", "as_target", "converse"]
-
-USAGE_ALIASES = {
+_USAGE_ALIASES = {
     "input_tokens": ("input_tokens", "prompt_tokens"),
     "output_tokens": ("output_tokens", "completion_tokens"),
     "cost_usd": ("cost_usd",),
@@ -107,9 +105,9 @@ def _normalised_usage(usage: Any) -> dict[str, Any]:
         usage = usage.model_dump()
     if not isinstance(usage, Mapping):
         raise InputError(f"TargetResponse.usage must be a dict; got {describe(usage)}")
-    aliases = {alias for names in USAGE_ALIASES.values() for alias in names}
+    aliases = {alias for names in _USAGE_ALIASES.values() for alias in names}
     result: dict[str, Any] = {}
-    for name, names in USAGE_ALIASES.items():
+    for name, names in _USAGE_ALIASES.items():
         value = next((usage[n] for n in names if usage.get(n) is not None), None)
         if value is not None and (not is_real(value) or value < 0):
             raise InputError(f"TargetResponse.usage[{name!r}] must be a number >= 0 or None; got {describe(value)}")
@@ -160,7 +158,7 @@ class Target:
         return {"type": type(self).__name__}
 
 
-class FunctionTarget(Target):
+class _FunctionTarget(Target):
     """A user function as a target; see :func:`as_target` for the calling convention."""
 
     def __init__(self, fn: Callable[..., Any]) -> None:
@@ -171,7 +169,7 @@ class FunctionTarget(Target):
         self.pass_case, self.pass_messages = _calling_convention(fn)
 
     def __repr__(self) -> str:
-        return f"FunctionTarget({_name(self.fn)})"
+        return f"_FunctionTarget({_name(self.fn)})"
 
     def describe(self) -> dict[str, Any]:
         return {"type": "function", "name": _name(self.fn), "module": getattr(self.fn, "__module__", None)}
@@ -186,10 +184,10 @@ class FunctionTarget(Target):
         if self.is_async:
             result = await self.fn(*args, **kwargs)
         else:
-            result = await run_in_daemon_thread(self.fn, *args, **kwargs)
+            result = await _run_in_daemon_thread(self.fn, *args, **kwargs)
         if inspect.isawaitable(result):
             result = await result
-        return as_response(result)
+        return _as_response(result)
 
 
 def _name(fn: Any) -> str:
@@ -213,7 +211,7 @@ def _calling_convention(fn: Callable[..., Any]) -> tuple[bool, bool]:
     return pass_case, pass_messages
 
 
-def as_response(result: Any) -> TargetResponse:
+def _as_response(result: Any) -> TargetResponse:
     """A target's return value as a :class:`TargetResponse` (a ``str`` becomes its output)."""
     if isinstance(result, TargetResponse):
         return result
@@ -241,11 +239,11 @@ def as_target(obj: Any) -> Target:
     if isinstance(obj, Target):
         return obj
     if callable(obj):
-        return FunctionTarget(obj)
+        return _FunctionTarget(obj)
     raise InputError(f"target must be a callable or a ChatTarget; got {describe(obj)}")
 
 
-async def run_in_daemon_thread(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+async def _run_in_daemon_thread(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """Run a sync ``fn`` in a new daemon thread and await its result.
 
     Unlike ``asyncio.to_thread`` this neither queues behind the default
@@ -336,7 +334,7 @@ async def converse(target: Target, case: Case, *, timeout: float | None = None) 
         responses.append(response)
         conversation.append({"role": "assistant", "content": response.output})
     last = responses[-1]
-    usage = {name: _total([getattr(t, name) for t in turns]) for name in USAGE_ALIASES}
+    usage = {name: _total([getattr(t, name) for t in turns]) for name in _USAGE_ALIASES}
     reported = any(r.duration_s is not None for r in responses)
     final = TargetResponse(last.output, usage=usage, tool_calls=last.tool_calls, trace_id=last.trace_id, prompt=last.prompt,
                            duration_s=sum(t.duration_s for t in turns) if reported else None)

@@ -19,8 +19,6 @@ from cogeval.errors import InputError
 from cogeval.pairwise.result import PairwiseResult
 from cogeval.pairwise.verdict import PairTask, Verdict
 
-__all__ = ["Comparator", "Labelling", "check_comparators"]
-
 
 class Labelling:
     """The latest result of a run while people label it: each label replaces ``result`` with a new result.

@@ -29,21 +29,18 @@ from __future__ import annotations
 import errno
 import json
 import os
-import pathlib
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
-from cogeval._check import describe
+from cogeval._check import check_path, describe
 from cogeval.data.jsonable import jsonable
 from cogeval.data.run import CaseRecord
 from cogeval.data.run_id import check_run_id
 from cogeval.data.runfile import _describe_errors
 from cogeval.errors import RunFileError
 from cogeval.pairwise.verdict import PairTask, Verdict, check_names
-
-__all__ = ["FORMAT", "VERSION", "PairwiseFile", "TaskRecord", "VerdictRecord", "read_pairwise_file"]
 
 FORMAT: Literal["cogeval.pairwise"] = "cogeval.pairwise"
 VERSION: Literal[1] = 1
@@ -176,7 +173,7 @@ def read_pairwise_file(path: str | os.PathLike[str]) -> PairwiseFile:
     :class:`~cogeval.errors.RunFileError` naming the file and, for a schema
     error, the field (``tasks[0].case_key: Field required``).
     """
-    path = pathlib.Path(path)
+    path = check_path("path", path)
     where = f"pairwise file '{path}'"
     try:
         data = json.loads(path.read_bytes().decode("utf-8-sig"))

@@ -36,8 +36,6 @@ from cogeval.pairwise.verdict import (
     seeded_orders,
 )
 
-__all__ = ["LABELLING_UI", "HumanPairwise", "human_pairwise", "labelling_ui"]
-
 LABELLING_UI = "cogeval.present.labelling"
 """The module holding the labelling UIs that :func:`labelling_ui` returns."""
 

@@ -37,16 +37,6 @@ from cogeval.scoring.judge import (
     self_preference_message,
 )
 
-__all__ = [
-    "PAIRWISE_FORMAT",
-    "SYSTEM_PROMPT",
-    "PairwiseJudge",
-    "Preference",
-    "pairwise_judge",
-    "parse_preference",
-    "warn_self_preference",
-]
-
 
 class Preference(NamedTuple):
     """What a pairwise judge answered: ``winner`` (``"1"``, ``"2"`` or ``"tie"``) and its ``reasoning``."""

@@ -23,15 +23,13 @@ import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from cogeval._check import check_seed, describe
+from cogeval._check import check_path, check_seed, describe
 from cogeval._files import write_text_atomic
 from cogeval.data.case import sha256_hex
 from cogeval.errors import DatasetError, InputError
 from cogeval.pairwise.comparator import Comparator
 from cogeval.pairwise.sources import pair_sources
 from cogeval.pairwise.verdict import PairTask, Verdict, check_key, one_order_verdict, read_choice, seeded_orders
-
-__all__ = ["MANIFEST_FIELDS", "LabelComparator", "export_pairwise_cases", "human_labels"]
 
 MANIFEST_FIELDS = ("case_id", "task_id", "criterion", "task_input", "response_1", "response_2", "first_variant")
 """The fields of each line :func:`export_pairwise_cases` writes, in order."""
@@ -60,8 +58,7 @@ def export_pairwise_cases(source_a: Any, source_b: Any, criteria: str | Sequence
         raise InputError(f"criteria must be a non-empty string or list of strings; got {describe(criteria)}")
     if len(set(criteria)) != len(criteria):
         raise InputError(f"criteria must be distinct; got {describe(criteria)}")
-    if not isinstance(out, (str, os.PathLike)):
-        raise InputError(f"out must be a file path; got {describe(out)}")
+    out = check_path("out", out)
     seed = check_seed("seed", seed)
     tasks = [t for t in pair_sources(source_a, source_b, dataset) if t.error_a is None and t.error_b is None]
     lines = []
@@ -83,7 +80,7 @@ class LabelComparator(Comparator):
     """
 
     def __init__(self, path: str | os.PathLike[str], criterion: str, key: str) -> None:
-        self.path, self.criterion, self.key = pathlib.Path(path), criterion, check_key(key)
+        self.path, self.criterion, self.key = check_path("path", path), criterion, check_key(key)
         self.verdicts: dict[str, Verdict] = {}
         self.missing: list[str] = []
         criteria: dict[str, None] = {}

@@ -21,13 +21,11 @@ from cogeval.pairwise.verdict import PairTask, Verdict
 from cogeval.stats import Interval, cohen_kappa, mcnemars_test
 from cogeval.stats.result import StatResult
 
-__all__ = ["WIN_RATE_Z", "Agreement", "Flips", "WinRate", "agreement_of", "flips_of", "win_rate_of"]
-
-WIN_RATE_Z = 1.96
+_WIN_RATE_Z = 1.96
 """z of the Wilson interval of a win rate (95%)."""
 
 
-def _wilson(successes: float, n: int, z: float = WIN_RATE_Z) -> Interval:
+def _wilson(successes: float, n: int, z: float = _WIN_RATE_Z) -> Interval:
     """The Wilson score interval of ``successes / n`` for a real ``successes`` in [0, n] (ties count half)."""
     z2 = z * z
     centre = (successes + z2 / 2) / (n + z2)

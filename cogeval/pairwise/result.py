@@ -37,8 +37,6 @@ from cogeval.pairwise.file import PairwiseFile, read_pairwise_file
 from cogeval.pairwise.measures import Agreement, Flips, WinRate, agreement_of, flips_of, win_rate_of
 from cogeval.pairwise.verdict import NOT_LABELLED_YET, PairTask, Verdict, check_names, one_order_verdict, read_choice
 
-__all__ = ["PAIRWISE_COLUMNS", "SUMMARY_COLUMNS", "PairwiseResult", "load_pairwise"]
-
 TASK_ID, COMPARATOR = "task_id", "comparator"
 OUTPUT_A, OUTPUT_B, VERDICT_AB, VERDICT_BA, FLIPPED, REASONING = (
     "output_a", "output_b", "verdict_ab", "verdict_ba", "flipped", "reasoning")

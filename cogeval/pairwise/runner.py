@@ -26,8 +26,6 @@ from cogeval.pairwise.result import PairwiseResult
 from cogeval.pairwise.sources import pair_sources
 from cogeval.pairwise.verdict import PairTask, Verdict, check_names, task_id
 
-__all__ = ["aevaluate_pairwise", "arun_pairwise", "evaluate_pairwise", "judge_tasks", "run_pairwise"]
-
 Store = RunStore | str | os.PathLike[str] | None
 
 

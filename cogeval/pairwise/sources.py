@@ -38,8 +38,6 @@ from cogeval.errors import DatasetError, InputError
 from cogeval.evaluate.suite import as_dataset
 from cogeval.pairwise.verdict import PairTask, task_id
 
-__all__ = ["DirectoryTraceSource", "pair_sources", "source_tasks"]
-
 Answer = tuple[str, str, Case, Any, str | None, str]
 """``(task_id, case_key, case, output, error, where)``: one answer of a source."""
 

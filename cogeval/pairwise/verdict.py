@@ -27,20 +27,6 @@ from cogeval._check import check_seed, describe
 from cogeval.data import Case
 from cogeval.errors import InputError
 
-__all__ = [
-    "CHOICES",
-    "NOT_LABELLED_YET",
-    "PairTask",
-    "Verdict",
-    "check_key",
-    "check_names",
-    "one_order_verdict",
-    "position_verdict",
-    "read_choice",
-    "seeded_orders",
-    "task_id",
-]
-
 CHOICES = ("1", "2", "tie")
 """The answers a person or judge gives about "response 1" and "response 2"."""
 NOT_LABELLED_YET = "not labelled yet"

@@ -43,13 +43,11 @@ from cogeval.compare.result import VERDICT_TONES, as_run_comparison, headline, i
 from cogeval.errors import InputError
 from cogeval.present.markdown import markdown_cell, markdown_table
 
-__all__ = ["comparison_html", "comparison_markdown", "forest_plot_html", "report_comparison"]
-
 KINDS = {"console": None, "markdown": ".md", "html": ".html"}
-MARKDOWN_CHANGES = 10
-HTML_CHANGES = 50
-CONSOLE_CHANGES = 5
-HEADLINE_LIMIT = 2000
+_MARKDOWN_CHANGES = 10
+_HTML_CHANGES = 50
+_CONSOLE_CHANGES = 5
+_HEADLINE_LIMIT = 2000
 
 
 def report_comparison(comparison: Any, kind: str | Sequence[str] = "console", path: Any = "eval-comparison") -> list[str]:
@@ -73,7 +71,7 @@ def report_comparison(comparison: Any, kind: str | Sequence[str] = "console", pa
     written = []
     for k in kinds:
         if k == "console":
-            print_comparison(comparison)
+            _print_comparison(comparison)
         else:
             if k == "markdown":
                 text = comparison_markdown(comparison)
@@ -93,14 +91,14 @@ def _run_comparison(comparison: Any) -> Any:
 # --- formatting, shared by the three reports -------------------------------------------------
 
 
-def format_number(value: Any) -> str:
+def _format_number(value: Any) -> str:
     """4 significant digits, NaN and None as ``–``."""
     return format_value(_float(value))
 
 
-def format_signed(value: Any) -> str:
-    """Like :func:`format_number` with an explicit ``+`` on positive values."""
-    text = format_number(value)
+def _format_signed(value: Any) -> str:
+    """Like :func:`_format_number` with an explicit ``+`` on positive values."""
+    text = _format_number(value)
     return "+" + text if _float(value) > 0 else text
 
 
@@ -133,7 +131,7 @@ def _run_label(info: Any) -> str:
     return str(info.name or info.run_id or "unnamed run")
 
 
-TONE_MARKS = {"good": "🟢", "bad": "🔴", "neutral": "⚪"}
+_TONE_MARKS = {"good": "🟢", "bad": "🔴", "neutral": "⚪"}
 """How Markdown, which has no colour, shows a verdict's tone (see ``VERDICT_TONES``)."""
 
 
@@ -157,15 +155,15 @@ def _roles(comparison: Any) -> str:
 
 
 def _metric_rows(comparison: Any) -> list[dict[str, Any]]:
-    """One row of formatted cells per metric (deciding first) over :data:`METRIC_COLUMNS`, plus its ``tone``."""
+    """One row of formatted cells per metric (deciding first) over :data:`_METRIC_COLUMNS`, plus its ``tone``."""
     return [
         {
             "metric": f"{m.metric} {'↑' if m.higher_is_better else '↓'}", "role": str(m.role),
-            "base": format_number(m.base), "head": format_number(m.head), "n": str(m.n),
-            "difference": format_signed(m.difference), "interval": interval_text(m),
-            "effect size": format_signed(m.effect_size), "test": str(m.test),
+            "base": _format_number(m.base), "head": _format_number(m.head), "n": str(m.n),
+            "difference": _format_signed(m.difference), "interval": interval_text(m),
+            "effect size": _format_signed(m.effect_size), "test": str(m.test),
             "p": format_p(m.p_value), "adjusted p": format_p(m.adjusted_p_value), "verdict": str(m.verdict),
-            "mde": format_number(m.mde), "n needed": "–" if m.n_needed is None else str(m.n_needed),
+            "mde": _format_number(m.mde), "n needed": "–" if m.n_needed is None else str(m.n_needed),
             "tone": VERDICT_TONES.get(m.verdict, "neutral"),
         }
         for m in _ordered(comparison)
@@ -177,9 +175,9 @@ def _notes(comparison: Any) -> list[tuple[str, str]]:
     return [(str(m.metric), verdict_note(m)) for m in _ordered(comparison) if m.verdict == "inconclusive" or m.margin]
 
 
-METRIC_COLUMNS = ["metric", "role", "base", "head", "n", "difference", "interval", "effect size",
+_METRIC_COLUMNS = ["metric", "role", "base", "head", "n", "difference", "interval", "effect size",
                   "test", "p", "adjusted p", "verdict", "mde", "n needed"]
-CHANGE_COLUMNS = ["case", "input", "base → head", "delta"]
+_CHANGE_COLUMNS = ["case", "input", "base → head", "delta"]
 
 
 def _changes(comparison: Any, limit: int) -> list[_Changes]:
@@ -196,7 +194,7 @@ def _changes(comparison: Any, limit: int) -> list[_Changes]:
                 continue
             rows = [
                 {"case": str(r.case_key)[:8], "input": shorten(r.input), "key": str(r.case_key),
-                 "base → head": f"{format_number(r.base)} → {format_number(r.head)}", "delta": format_signed(r.delta)}
+                 "base → head": f"{_format_number(r.base)} → {_format_number(r.head)}", "delta": _format_signed(r.delta)}
                 for r in part.head(limit).itertuples(index=False)
             ]
             groups.append(_Changes(str(metric), direction, rows, len(part)))
@@ -221,7 +219,7 @@ def comparison_markdown(comparison: Any) -> str:
     lines = [
         f"### cogeval comparison: {markdown_cell(_run_label(c.head))} vs {markdown_cell(_run_label(c.base))}",
         "",
-        f"{TONE_MARKS[tone]} **{markdown_cell(lead)}**{markdown_cell(rest, limit=HEADLINE_LIMIT)}",
+        f"{_TONE_MARKS[tone]} **{markdown_cell(lead)}**{markdown_cell(rest, limit=_HEADLINE_LIMIT)}",
         "",
         f"Verdict: **{markdown_cell(c.verdict)}** · {_roles(c)} · {c.matched} matched cases, {c.added} added, "
         f"{c.removed} removed · α = {c.alpha:g}",
@@ -230,15 +228,15 @@ def comparison_markdown(comparison: Any) -> str:
         "",
     ]
     if c.metrics:
-        rows = [{**r, "verdict": f"{TONE_MARKS[r['tone']]} {r['verdict']}"} for r in _metric_rows(c)]
-        lines += [markdown_table(rows, METRIC_COLUMNS), ""]
+        rows = [{**r, "verdict": f"{_TONE_MARKS[r['tone']]} {r['verdict']}"} for r in _metric_rows(c)]
+        lines += [markdown_table(rows, _METRIC_COLUMNS), ""]
     notes = _notes(c)
     if notes:
-        lines += [f"- **{markdown_cell(metric)}** — {markdown_cell(note, limit=HEADLINE_LIMIT)}"
+        lines += [f"- **{markdown_cell(metric)}** — {markdown_cell(note, limit=_HEADLINE_LIMIT)}"
                   for metric, note in notes] + [""]
     if c.warnings:
         lines += ["> [!WARNING]"] + [f"> - {markdown_cell(w, limit=500)}" for w in c.warnings] + [""]
-    groups = _changes(c, MARKDOWN_CHANGES)
+    groups = _changes(c, _MARKDOWN_CHANGES)
     for direction, title in (("regressed", "Regressed cases"), ("improved", "Improved cases")):
         chosen = [g for g in groups if g.direction == direction]
         if not chosen:
@@ -249,7 +247,7 @@ def comparison_markdown(comparison: Any) -> str:
         else:
             lines += [f"#### {title} ({total})", ""]
         for g in chosen:
-            lines += [f"**{markdown_cell(g.metric)}** — {g.total} {direction}", "", markdown_table(g.rows, CHANGE_COLUMNS), ""]
+            lines += [f"**{markdown_cell(g.metric)}** — {g.total} {direction}", "", markdown_table(g.rows, _CHANGE_COLUMNS), ""]
             if g.total > len(g.rows):
                 lines += [f"… and {g.total - len(g.rows)} more {direction} cases", ""]
         if direction == "improved":
@@ -293,9 +291,9 @@ def comparison_html(comparison: Any, *, figure_html: str | None = None) -> str:
         lead=lead, rest=rest, tone=tone, verdict=c.verdict, roles=_roles(c),
         alpha=f"{c.alpha:g}", matched=c.matched, added=c.added, removed=c.removed,
         sides=[("base", c.base), ("head", c.head)],
-        columns=METRIC_COLUMNS, notes=_notes(c), changes=_changes(c, HTML_CHANGES),
+        columns=_METRIC_COLUMNS, notes=_notes(c), changes=_changes(c, _HTML_CHANGES),
         metrics=[{**r, "interval": r["interval"].replace(", ", ",\u00a0")} for r in _metric_rows(c)],  # wraps before "at"
-        change_columns=CHANGE_COLUMNS, warnings=[str(w) for w in c.warnings],
+        change_columns=_CHANGE_COLUMNS, warnings=[str(w) for w in c.warnings],
         figure=figure_html or None, version=_version(),
     )
 
@@ -318,11 +316,11 @@ def forest_plot_html(comparison: Any) -> str | None:
 # --- console ------------------------------------------------------------------------------
 
 
-CONSOLE_TONES = {"good": "green", "bad": "red", "neutral": None}
+_CONSOLE_TONES = {"good": "green", "bad": "red", "neutral": None}
 """The rich colour of each tone of ``VERDICT_TONES`` in the console report."""
 
 
-def print_comparison(comparison: Any) -> None:
+def _print_comparison(comparison: Any) -> None:
     """Print the console report to stdout with rich (plain text when stdout is not a terminal)."""
     from rich import box
     from rich.console import Console
@@ -334,26 +332,26 @@ def print_comparison(comparison: Any) -> None:
         console = Console(highlight=False, width=200)
     c = _run_comparison(comparison)
     lead, rest, tone = _headline(c)
-    console.print(Text.assemble((lead, f"bold {CONSOLE_TONES[tone] or ''}".strip()), rest))
+    console.print(Text.assemble((lead, f"bold {_CONSOLE_TONES[tone] or ''}".strip()), rest))
     for side, info in (("base", c.base), ("head", c.head)):
         console.print(Text(f"{side}: {_run_label(info)} · {info.run_id or '–'} · started {info.started_at or '–'}"))
-    console.print(Text.assemble("verdict: ", (c.verdict, CONSOLE_TONES[tone] or ""),
+    console.print(Text.assemble("verdict: ", (c.verdict, _CONSOLE_TONES[tone] or ""),
                                 f" · {_roles(c)} · {c.matched} matched, {c.added} added, {c.removed} removed · α = {c.alpha:g}"))
     if c.metrics:
         table = Table(box=box.SIMPLE_HEAD)
-        for column in METRIC_COLUMNS:
+        for column in _METRIC_COLUMNS:
             table.add_column(column, no_wrap=True, justify="left" if column in ("metric", "role", "verdict") else "right")
         for row in _metric_rows(c):
-            table.add_row(*(Text(row[k]) for k in METRIC_COLUMNS), style=CONSOLE_TONES[row["tone"]])
+            table.add_row(*(Text(row[k]) for k in _METRIC_COLUMNS), style=_CONSOLE_TONES[row["tone"]])
         console.print(table)
     for metric, note in _notes(c):
         console.print(Text(f"{metric} — {note}"))
-    for g in _changes(c, CONSOLE_CHANGES):
+    for g in _changes(c, _CONSOLE_CHANGES):
         table = Table(box=box.SIMPLE_HEAD, title=Text(f"{g.metric}: {g.total} {g.direction}"), title_justify="left")
-        for column in CHANGE_COLUMNS:
+        for column in _CHANGE_COLUMNS:
             table.add_column(column, no_wrap=column != "input", justify="left" if column in ("case", "input") else "right")
         for row in g.rows:
-            table.add_row(*(Text(row[k]) for k in CHANGE_COLUMNS))
+            table.add_row(*(Text(row[k]) for k in _CHANGE_COLUMNS))
         console.print(table)
         if g.total > len(g.rows):
             console.print(Text(f"… and {g.total - len(g.rows)} more {g.direction} cases"))

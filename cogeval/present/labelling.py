@@ -25,8 +25,6 @@ from cogeval._text import as_text
 from cogeval.errors import ExecutionError
 from cogeval.pairwise.verdict import CHOICES
 
-__all__ = ["LabellingWidget", "TerminalAsk", "in_notebook", "show_labelling_widget"]
-
 
 def in_notebook() -> bool:
     """True inside a Jupyter kernel (where a widget can be shown), else False."""

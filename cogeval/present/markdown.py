@@ -12,8 +12,6 @@ from typing import Any
 from cogeval._html import format_value
 from cogeval._text import cut, one_line
 
-__all__ = ["markdown_cell", "markdown_table"]
-
 _SPECIAL = str.maketrans({"|": "\\|", "\\": "\\\\", "`": "\\`", "<": "&lt;", ">": "&gt;", "*": "\\*", "_": "\\_", "[": "\\[", "]": "\\]"})
 
 

@@ -32,18 +32,17 @@ import base64
 import copy
 import functools
 import importlib.resources
+import json
 import os
 import pathlib
 import tempfile
 from typing import Any
 
-from cogeval._check import describe
+from cogeval._check import check_path, describe
 from cogeval._files import write_text_atomic
 from cogeval.errors import ExecutionError, InputError
 
-__all__ = ["execute_notebook", "export_html", "figure_html", "notebook_html", "plotly_js"]
-
-FIGURE_HEIGHT = 450
+_FIGURE_HEIGHT = 450
 """Height in pixels of a figure whose layout sets none (plotly's own notebook renderer uses 525)."""
 
 _TEMPLATE = "cogeval-notebook.html.j2"
@@ -71,8 +70,22 @@ def figure_html(figure: Any, *, include_plotlyjs: bool = True, config: dict[str,
     return pio.to_html(
         figure, config=dict(config) if config else None,  # a copy: plotly adds "responsive" to it
         full_html=False, include_plotlyjs=bool(include_plotlyjs), include_mathjax=False,
-        default_width="100%", default_height=FIGURE_HEIGHT, validate=False,
+        default_width="100%", default_height=_FIGURE_HEIGHT, validate=False,
     )
+
+
+def figure_mimebundle(fig: Any) -> dict[str, Any]:
+    """The display bundle of a figure, for an ``Output`` widget or a notebook cell.
+
+    It holds plotly's own mimetype (drawn live by JupyterLab, VS Code...) and
+    ``text/html`` made with ``include_plotlyjs=False`` (drawn in an exported
+    page that loads plotly.js once), so the chart shows both live and offline.
+    """
+    return {
+        _PLOTLY_MIMETYPE: json.loads(fig.to_json()),
+        "text/html": figure_html(fig, include_plotlyjs=False),
+        "text/plain": f"<Figure: {fig.layout.title.text or 'chart'}>",
+    }
 
 
 @functools.cache
@@ -104,8 +117,8 @@ def export_html(
     for a file that is not a notebook, and :class:`~cogeval.errors.ExecutionError`
     when a cell fails, times out or the kernel dies (the message names the cell).
     """
-    source = _path("notebook", notebook)
-    target = _path("out", out) if out is not None else source.with_suffix(".html")
+    source = check_path("notebook", notebook)
+    target = check_path("out", out) if out is not None else source.with_suffix(".html")
     if target.is_dir() or str(out).endswith(("/", os.sep)):
         target = target / (source.stem + ".html")
     nb = execute_notebook(source, timeout=timeout, kernel_name=kernel_name)
@@ -119,7 +132,7 @@ def execute_notebook(notebook: str | os.PathLike[str], *, timeout: float = 120.0
     ``kernel_name``; widget state is saved in its metadata. ``timeout`` is the
     limit in seconds for each cell. Errors as :func:`export_html`.
     """
-    source = _path("notebook", notebook)
+    source = check_path("notebook", notebook)
     if not source.is_file():
         raise FileNotFoundError(f"notebook {str(source)!r} does not exist" if not source.exists()
                                 else f"notebook {str(source)!r} is not a file")
@@ -146,10 +159,6 @@ def notebook_html(nb: Any, *, name: str = "notebook") -> str:
     return _convert(nb, name, exporters)
 
 
-def _path(name: str, value: Any) -> pathlib.Path:
-    if not isinstance(value, (str, os.PathLike)):
-        raise InputError(f"{name} must be a file path; got {describe(value)}")
-    return pathlib.Path(value)
 
 
 def _notebook_tools() -> tuple[Any, Any, Any]:

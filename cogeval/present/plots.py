@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import datetime
 import html
-import json
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -43,45 +42,29 @@ from plotly.subplots import make_subplots
 from cogeval import _columns as col
 from cogeval._check import check_probability, describe
 from cogeval._html import format_value
-from cogeval._text import short_input
+from cogeval._text import escaped_line as text
 from cogeval.compare.result import MetricComparison, RunComparison, interval_text, verdict_note
 from cogeval.compare.runs import as_run, score_frame
 from cogeval.compare.store import RunStore
 from cogeval.data import EvalRun
 from cogeval.errors import InputError
-from cogeval.present.notebook import figure_html
 from cogeval.stats import wilson_interval
 
-__all__ = ["figure_mimebundle", "plot_changes", "plot_comparison", "plot_history", "plot_scores"]
-
 GOOD, BAD, NEUTRAL, ACCENT = "#1a7f37", "#cf222e", "#8c959f", "#0969da"
-VERDICT_COLOURS = {"better": GOOD, "worse": BAD, "equivalent": NEUTRAL, "inconclusive": NEUTRAL}
+_VERDICT_COLOURS = {"better": GOOD, "worse": BAD, "equivalent": NEUTRAL, "inconclusive": NEUTRAL}
 """The forest plot's colour of each metric verdict (its legend entry is the verdict word itself)."""
-VERDICT_SYMBOLS = {"better": "circle", "worse": "circle", "equivalent": "diamond", "inconclusive": "circle"}
+_VERDICT_SYMBOLS = {"better": "circle", "worse": "circle", "equivalent": "diamond", "inconclusive": "circle"}
 """Marker shape per verdict (``equivalent`` apart from ``inconclusive``, both grey); open when not significant."""
-MARGIN_FILL = "rgba(140, 149, 159, 0.18)"
+_MARGIN_FILL = "rgba(140, 149, 159, 0.18)"
 """The ±margin band of a metric that has a margin."""
-UNITS = {"latency": "s", "cost": "USD", "token_usage": "tokens"}
+_UNITS = {"latency": "s", "cost": "USD", "token_usage": "tokens"}
 _SUFFIX_UNITS = (("_s", "s"), ("_usd", "USD"), ("_tokens", "tokens"))
-
-
-def text(value: Any, width: int = 80) -> str:
-    """One escaped line of at most ``width`` characters, safe inside plotly labels and hover text.
-
-    ``<``, ``>`` and ``&`` are escaped; quotes are not: plotly.js decodes only a few named entities
-    (``&lt;``, ``&gt;``, ``&amp;``...), so ``&quot;`` would show literally, and a quote cannot start
-    anything once ``<`` is escaped.
-
-    >>> text('<b>"2" & 3</b>')
-    '&lt;b&gt;"2" &amp; 3&lt;/b&gt;'
-    """
-    return html.escape(short_input(value, width) or "", quote=False)
 
 
 def unit(metric: str) -> str | None:
     """The unit of a metric when known: latency in s, cost in USD, token usage in tokens."""
-    if metric in UNITS:
-        return UNITS[metric]
+    if metric in _UNITS:
+        return _UNITS[metric]
     return next((u for suffix, u in _SUFFIX_UNITS if metric.endswith(suffix)), None)
 
 
@@ -95,7 +78,7 @@ def _arrow(higher_is_better: bool | None) -> str:
     return arrows.get(higher_is_better, "")
 
 
-def as_comparison(comparison: Any) -> RunComparison:
+def _as_comparison(comparison: Any) -> RunComparison:
     found = getattr(comparison, "comparison", comparison)  # a ComparisonResult holds its RunComparison
     if not isinstance(found, RunComparison):
         raise InputError(f"comparison must be a RunComparison (compare_runs) or a ComparisonResult; got {describe(comparison)}")
@@ -104,20 +87,6 @@ def as_comparison(comparison: Any) -> RunComparison:
 
 def _side(info: Any) -> str:
     return text(info.name or info.run_id or "?", 40)
-
-
-def figure_mimebundle(fig: go.Figure) -> dict[str, Any]:
-    """The display bundle of a figure, for an ``Output`` widget or a notebook cell.
-
-    It holds plotly's own mimetype (drawn live by JupyterLab, VS Code...) and
-    ``text/html`` made with ``include_plotlyjs=False`` (drawn in an exported
-    page that loads plotly.js once), so the chart shows both live and offline.
-    """
-    return {
-        "application/vnd.plotly.v1+json": json.loads(fig.to_json()),
-        "text/html": figure_html(fig, include_plotlyjs=False),
-        "text/plain": f"<Figure: {fig.layout.title.text or 'chart'}>",
-    }
 
 
 # -- the forest plot ------------------------------------------------------------------------------
@@ -154,7 +123,7 @@ def plot_comparison(comparison: Any) -> go.Figure:
         fig.add_trace(_forest_point(m, span, m.verdict not in shown), row=row, col=1)
         shown.add(m.verdict)
         if margin:  # after the trace: plotly skips shapes on a subplot that has no data yet
-            fig.add_vrect(x0=-margin, x1=margin, fillcolor=MARGIN_FILL, line_width=0, layer="below", row=row, col=1)
+            fig.add_vrect(x0=-margin, x1=margin, fillcolor=_MARGIN_FILL, line_width=0, layer="below", row=row, col=1)
         fig.add_vline(x=0, line_dash="dash", line_color=NEUTRAL, row=row, col=1)
         fig.update_xaxes(range=span, title_text=_with_unit(f"Δ {text(m.metric, 40)}", m.metric), title_standoff=4,
                          row=row, col=1)
@@ -187,8 +156,8 @@ def _forest_point(m: MetricComparison, span: Sequence[float], legend: bool) -> g
             return 0.0
         return (end if math.isfinite(end) else edge) - m.difference
 
-    colour = VERDICT_COLOURS.get(m.verdict, NEUTRAL)
-    symbol = VERDICT_SYMBOLS.get(m.verdict, "circle") + ("" if m.significant else "-open")
+    colour = _VERDICT_COLOURS.get(m.verdict, NEUTRAL)
+    symbol = _VERDICT_SYMBOLS.get(m.verdict, "circle") + ("" if m.significant else "-open")
     label = text(m.metric, 40) + _arrow(m.higher_is_better) + (" (informs)" if m.role == "informs" else "")
     return go.Scatter(
         x=[m.difference], y=[label],
@@ -234,7 +203,7 @@ def plot_changes(comparison: Any, metric: str, *, jitter: float | None = None, s
 
     >>> # plot_changes(comparison, "exact_match").show()
     """
-    c = as_comparison(comparison)
+    c = _as_comparison(comparison)
     if metric not in c.metrics:
         raise InputError(f"metric {metric!r} is not in the comparison; its metrics are {', '.join(map(repr, c.metrics)) or 'none'}")
     m = c.metrics[metric]

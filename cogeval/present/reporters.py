@@ -16,18 +16,15 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
-import pathlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from cogeval._check import check_choice
+from cogeval._check import check_choice, check_path
 from cogeval._files import write_text_atomic
 from cogeval._html import format_value
 from cogeval.data.jsonable import jsonable
 from cogeval.errors import InputError
 from cogeval.present.markdown import markdown_cell, markdown_table
-
-__all__ = ["KINDS", "render", "write_reports"]
 
 KINDS = {"console": ".console.txt", "json": ".json", "csv": ".csv", "markdown": ".md", "ci": ".ci.txt"}
 
@@ -44,7 +41,7 @@ def write_reports(result: Any, kind: str | Sequence[str], path: Any = None) -> l
         if path is None:
             print(text)
             continue
-        target = pathlib.Path(path)
+        target = check_path("path", path)
         if len(kinds) > 1 or target.is_dir() or str(path).endswith(("/", "\\")):
             target = target / f"{result.run_id}{KINDS[k]}"
         written.append(str(write_text_atomic(target, text)))

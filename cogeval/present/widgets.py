@@ -5,7 +5,7 @@ Both are plain ``VBox`` containers of standard widgets, so they also render
 widgets built with the escaping helpers of every ``_repr_html_``; the chart is
 an ``Output`` widget holding the figure's display bundle (plotly's mimetype
 for a live notebook, ``text/html`` for an exported page; see
-:func:`~cogeval.present.plots.figure_mimebundle`). Their parts are attributes,
+:func:`~cogeval.present.figure_mimebundle`). Their parts are attributes,
 so code (and tests) can drive them through their traits::
 
     explorer = run_explorer(RunStore("runs"))
@@ -33,13 +33,12 @@ from cogeval.compare.runs import as_run, compare_runs, score_frame
 from cogeval.compare.store import RunStore
 from cogeval.data import EvalRun
 from cogeval.errors import InputError
-from cogeval.present.plots import figure_mimebundle, plot_comparison
+from cogeval.present.notebook import figure_mimebundle
+from cogeval.present.plots import plot_comparison
 
-__all__ = ["CaseExplorer", "RunExplorer", "case_explorer", "run_explorer"]
-
-MAX_CASES = 10
+_MAX_CASES = 10
 """Regressed cases listed by the run explorer (largest first)."""
-MAX_TEXT = 4000
+_MAX_TEXT = 4000
 """Characters of an input, expected answer or output shown by the case explorer."""
 
 
@@ -53,14 +52,14 @@ def _display(fig: Any) -> tuple[dict[str, Any], ...]:
 
 
 def _long_text(value: Any) -> str | None:
-    return None if value is None else cut(as_text(value), MAX_TEXT)
+    return None if value is None else cut(as_text(value), _MAX_TEXT)
 
 
 def _metrics(run: EvalRun) -> list[str]:
     return list(dict.fromkeys(score_frame(run)[col.METRIC].dropna()))
 
 
-def regressed_cases_html(comparison: RunComparison, limit: int = MAX_CASES) -> str:
+def _regressed_cases_html(comparison: RunComparison, limit: int = _MAX_CASES) -> str:
     """The regressed cases of a comparison, largest change first, as an escaped HTML table."""
     changes = comparison.changes
     regressed = changes[changes[col.DIRECTION] == "regressed"]
@@ -150,7 +149,7 @@ class RunExplorer(widgets.VBox):
                 self.runs[self.base.value], self.runs[self.head.value],
                 alpha=self.alpha.value, seed=self._seed, test=self.test, metrics=list(self.metrics.value),
             )
-            table, chart, cases = comparison._repr_html_(), _display(plot_comparison(comparison)), regressed_cases_html(comparison)
+            table, chart, cases = comparison._repr_html_(), _display(plot_comparison(comparison)), _regressed_cases_html(comparison)
         except Exception as error:  # noqa: BLE001 - a widget callback must not raise into the notebook
             self.comparison = None
             self.table.value, self.chart.outputs, self.cases.value = _message(error), (), ""
@@ -186,7 +185,7 @@ def run_explorer(store: Any, *, alpha: float = 0.05, seed: Any = 0, test: str = 
 # -- cases ----------------------------------------------------------------------------------------
 
 
-DIRECTIONS = ("regressed", "improved", "all")
+_DIRECTIONS = ("regressed", "improved", "all")
 
 
 class CaseExplorer(widgets.VBox):
@@ -204,7 +203,7 @@ class CaseExplorer(widgets.VBox):
         metrics = list(comparison.metrics)
         first = next((m for m in metrics if comparison.metrics[m].regressed), metrics[0] if metrics else None)
         self.metric = widgets.Dropdown(options=metrics, value=first, description="metric")
-        self.direction = widgets.ToggleButtons(options=DIRECTIONS, value="regressed", description="cases")
+        self.direction = widgets.ToggleButtons(options=_DIRECTIONS, value="regressed", description="cases")
         self.case = widgets.Select(options=[], rows=8, description="case", layout=widgets.Layout(width="95%"))
         self.count, self.detail = widgets.HTML(), widgets.HTML()
         super().__init__([widgets.HBox([self.metric, self.direction]), self.count, self.case, self.detail])

@@ -16,13 +16,16 @@ from cogeval.scoring.assertions import (
 )
 from cogeval.scoring.judge import (
     JudgeConfig,
+    JudgeError,
     JudgeMetric,
     coherence,
     correctness,
     faithfulness,
     helpfulness,
     llm_metric,
+    parse_judgement,
     relevance,
+    self_preference_message,
 )
 from cogeval.scoring.metric import Metric, Score, metric
 from cogeval.scoring.metrics import contains, exact_match, json_valid, numeric_match, regex, token_f1
@@ -30,10 +33,11 @@ from cogeval.scoring.registry import BUILTIN_METRICS, from_description
 from cogeval.scoring.usage import StatisticalMetric, cost, latency, token_usage
 
 __all__ = [
+    "BUILTIN_METRICS",
     "Assertion",
     "AssertionResult",
-    "BUILTIN_METRICS",
     "JudgeConfig",
+    "JudgeError",
     "JudgeMetric",
     "Metric",
     "Score",
@@ -53,9 +57,11 @@ __all__ = [
     "metric",
     "no_regression",
     "numeric_match",
+    "parse_judgement",
     "read_baseline",
     "regex",
     "relevance",
+    "self_preference_message",
     "threshold",
     "token_f1",
     "token_usage",

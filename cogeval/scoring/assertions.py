@@ -29,26 +29,16 @@ from typing import Any
 
 import numpy as np
 
+from cogeval._check import check_path, is_real
 from cogeval._check import describe as _short
-from cogeval._check import is_real
 from cogeval._html import key_value_table, safe_html
 from cogeval.errors import InputError
 from cogeval.scoring.metric import check_metric_name
 from cogeval.stats import Aggregate
 
-__all__ = [
-    "Assertion",
-    "AssertionResult",
-    "assertion",
-    "no_regression",
-    "read_baseline",
-    "threshold",
-    "write_baseline",
-]
-
-BASELINE_FORMAT = "cogeval.baseline"
-BASELINE_VERSION = 1
-AGGREGATE_FIELDS = tuple(field.name for field in dataclasses.fields(Aggregate))
+_BASELINE_FORMAT = "cogeval.baseline"
+_BASELINE_VERSION = 1
+_AGGREGATE_FIELDS = tuple(field.name for field in dataclasses.fields(Aggregate))
 # Fields compared the same way whatever the metric's direction.
 _FIXED_SENSE = {"std_dev": False, "missing": False, "count": True}
 
@@ -130,9 +120,9 @@ class _Threshold(Assertion):
         metric, _, field = path.partition(".")
         check_metric_name(metric, "threshold path's metric name")
         field = field or "mean"
-        if field not in AGGREGATE_FIELDS:
+        if field not in _AGGREGATE_FIELDS:
             raise InputError(
-                f"threshold path {path!r}: unknown field {field!r}; valid fields are {', '.join(AGGREGATE_FIELDS)}"
+                f"threshold path {path!r}: unknown field {field!r}; valid fields are {', '.join(_AGGREGATE_FIELDS)}"
             )
         if not isinstance(value, Real) or isinstance(value, bool) or not math.isfinite(value):
             raise InputError(f"threshold value must be a finite number; got {_short(value)}")
@@ -153,7 +143,7 @@ class _Threshold(Assertion):
         try:
             actual = _number(_field(aggregated[self.metric], self.field))
         except (KeyError, AttributeError):
-            valid = ", ".join(AGGREGATE_FIELDS)
+            valid = ", ".join(_AGGREGATE_FIELDS)
             return self._result(False, f"{label} is not available; valid fields are {valid}", None, self.value)
         if math.isnan(actual):
             why = " (no values: every case errored or was unknown?)" if self.field != "std_dev" else ""
@@ -198,16 +188,14 @@ def write_baseline(path: str | os.PathLike[str], aggregated: Mapping[str, Any], 
     written atomically (temporary file in the same folder, then ``os.replace``).
     Every metric needs a direction in ``directions``.
     """
-    if not isinstance(path, (str, os.PathLike)):
-        raise InputError(f"baseline path must be a str or Path; got {_short(path)}")
+    target = check_path("path", path)
     metrics = {}
     for name in sorted(aggregated):
         if name not in directions:
             raise InputError(f"write_baseline: no direction for metric {name!r}; give it in directions")
         mean = _baseline_mean(aggregated[name])
         metrics[name] = {"mean": None if math.isnan(mean) else mean, "higher_is_better": bool(directions[name])}
-    document = {"format": BASELINE_FORMAT, "version": BASELINE_VERSION, "metrics": metrics}
-    target = Path(path)
+    document = {"format": _BASELINE_FORMAT, "version": _BASELINE_VERSION, "metrics": metrics}
     target.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
@@ -227,17 +215,17 @@ def read_baseline(path: str | os.PathLike[str]) -> dict[str, tuple[float, bool]]
     Raises :class:`~cogeval.errors.InputError` naming the file (and the field) when it
     cannot be read or is not a baseline.
     """
-    where = f"baseline file {os.fspath(path)!r}"
+    where = f"baseline file {os.fspath(check_path('path', path))!r}"
     try:
         document = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as error:
         raise InputError(f"cannot read {where}: {error.strerror or error}") from None
     except ValueError as error:
         raise InputError(f"{where} is not valid JSON: {error}") from None
-    if not isinstance(document, Mapping) or document.get("format") != BASELINE_FORMAT:
-        raise InputError(f"{where} is not a cogeval baseline: 'format' must be {BASELINE_FORMAT!r}")
-    if document.get("version") != BASELINE_VERSION:
-        raise InputError(f"{where}: unsupported 'version' {_short(document.get('version'))}; expected {BASELINE_VERSION}")
+    if not isinstance(document, Mapping) or document.get("format") != _BASELINE_FORMAT:
+        raise InputError(f"{where} is not a cogeval baseline: 'format' must be {_BASELINE_FORMAT!r}")
+    if document.get("version") != _BASELINE_VERSION:
+        raise InputError(f"{where}: unsupported 'version' {_short(document.get('version'))}; expected {_BASELINE_VERSION}")
     metrics = document.get("metrics")
     if not isinstance(metrics, Mapping):
         raise InputError(f"{where}: 'metrics' must be an object of metric name → {{mean, higher_is_better}}")

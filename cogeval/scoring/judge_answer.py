@@ -19,9 +19,6 @@ from cogeval._check import describe as _short
 from cogeval.errors import ExecutionError
 from cogeval.execution.target import input_text
 
-__all__ = ["RESPONSE_FORMAT", "SYSTEM_PROMPT", "JudgeError", "Judgement", "json_candidates", "parse_judgement",
-           "prompt_text"]
-
 SYSTEM_PROMPT = (
     "You are an impartial evaluator of answers given by an AI application. Judge the response only by the "
     "criterion you are given, and answer with JSON only."

@@ -30,8 +30,6 @@ from typing import Any
 from cogeval._files import write_text_atomic
 from cogeval.data import canonical_json
 
-__all__ = ["DEFAULT_CACHE_FOLDER", "JudgeCache"]
-
 DEFAULT_CACHE_FOLDER = pathlib.Path(".cogeval-cache") / "judge"
 """Where ``JudgeConfig(cache=True)`` keeps answers, relative to the working directory."""
 

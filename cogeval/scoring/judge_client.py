@@ -26,8 +26,6 @@ from cogeval.execution.target import TargetResponse
 from cogeval.scoring.judge_answer import RESPONSE_FORMAT, JudgeError
 from cogeval.scoring.judge_cache import DEFAULT_CACHE_FOLDER, JudgeCache
 
-__all__ = ["JudgeConfig", "JudgeUsage"]
-
 
 @dataclasses.dataclass
 class JudgeUsage:

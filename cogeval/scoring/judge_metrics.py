@@ -19,8 +19,6 @@ from cogeval.scoring.judge_answer import SYSTEM_PROMPT, JudgeError, Judgement, p
 from cogeval.scoring.judge_client import JudgeConfig, JudgeUsage
 from cogeval.scoring.metric import Metric, Score
 
-__all__ = ["JudgeMetric", "coherence", "correctness", "faithfulness", "helpfulness", "llm_metric", "relevance"]
-
 
 class JudgeMetric(Metric):
     """A metric scored by an LLM judge against a ``rubric``, on ``scale`` (normalised to [0, 1]).

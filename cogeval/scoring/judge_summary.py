@@ -6,8 +6,6 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["judge_usage_totals", "self_preference_message"]
-
 
 def judge_usage_totals(details: Iterable[Mapping[str, Any] | None]) -> dict[str, Any]:
     """Sum the ``judge_usage`` of judge scores' details: calls, cache hits, tokens, ``cost_usd`` (NaN when unknown).

@@ -35,8 +35,6 @@ from cogeval._check import describe as _short
 from cogeval.errors import InputError
 from cogeval.execution import run_sync
 
-__all__ = ["Metric", "Score", "check_metric_name", "metric"]
-
 _NAN = float("nan")
 
 

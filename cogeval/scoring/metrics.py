@@ -29,8 +29,6 @@ from cogeval._check import describe as _short
 from cogeval.errors import InputError
 from cogeval.scoring.metric import Metric, Score
 
-__all__ = ["contains", "exact_match", "json_valid", "numeric_match", "regex", "token_f1"]
-
 
 class _ScoringError(Exception):
     """A problem with the inputs of one case: becomes the Score's error."""

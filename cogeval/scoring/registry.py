@@ -15,8 +15,6 @@ from cogeval.scoring.metric import Metric
 from cogeval.scoring.metrics import contains, exact_match, json_valid, numeric_match, regex, token_f1
 from cogeval.scoring.usage import BUILTIN_STATISTICAL_METRICS, StatisticalMetric
 
-__all__ = ["BUILTIN_METRICS", "from_description"]
-
 BUILTIN_METRICS: Mapping[str, Callable[..., Metric | StatisticalMetric]] = dict(sorted({
     **{factory.__name__: factory for factory in (contains, exact_match, json_valid, numeric_match, regex, token_f1)},
     **BUILTIN_STATISTICAL_METRICS,

@@ -29,8 +29,6 @@ from cogeval.errors import InputError
 from cogeval.scoring.metric import Described, _check_direction, check_metric_name, check_params
 from cogeval.stats import Aggregate, aggregate
 
-__all__ = ["BUILTIN_STATISTICAL_METRICS", "StatisticalMetric", "cost", "latency", "token_usage"]
-
 
 def _number(value: Any) -> float:
     """A finite-or-NaN float; ``None`` and anything not a number count as unknown (NaN)."""

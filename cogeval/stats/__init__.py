@@ -9,6 +9,7 @@ from cogeval.stats.describe import Aggregate, aggregate, mean, median, percentil
 from cogeval.stats.effect import cohens_d
 from cogeval.stats.equivalence import EquivalenceResult, equivalence_test
 from cogeval.stats.intervals import bootstrap_ci, wilson_interval
+from cogeval.stats.inversion import holm_levels, mcnemar_interval, paired_proportion_interval, wilcoxon_interval
 from cogeval.stats.multitest import adjust_p_values
 from cogeval.stats.paired import (
     McNemarResult,
@@ -37,16 +38,20 @@ __all__ = [
     "cohen_kappa",
     "cohens_d",
     "equivalence_test",
+    "holm_levels",
+    "mcnemar_interval",
     "mcnemars_test",
     "mean",
     "median",
     "min_rank",
     "minimum_detectable_effect",
+    "paired_proportion_interval",
     "paired_t_test",
     "percentile",
     "plan_sample_size",
     "rank_intervals",
     "std_dev",
+    "wilcoxon_interval",
     "wilcoxon_test",
     "wilson_interval",
 ]

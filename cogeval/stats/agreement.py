@@ -15,8 +15,6 @@ import numpy as np
 from cogeval._check import check_same_length, describe
 from cogeval.errors import InputError
 
-__all__ = ["cohen_kappa"]
-
 
 def _labels(name: str, labels: Any) -> list[Hashable]:
     if isinstance(labels, (str, bytes)) or not isinstance(labels, Iterable):

@@ -21,8 +21,6 @@ from cogeval._check import as_float_array, describe
 from cogeval.errors import InputError
 from cogeval.stats.result import StatResult
 
-__all__ = ["Aggregate", "aggregate", "mean", "median", "percentile", "std_dev"]
-
 
 @dataclasses.dataclass(frozen=True)
 class Aggregate(StatResult):

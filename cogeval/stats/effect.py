@@ -13,8 +13,6 @@ import numpy as np
 
 from cogeval._check import as_float_array, check_same_length
 
-__all__ = ["cohens_d"]
-
 
 def cohens_d(a: Any, b: Any) -> float:
     """Paired Cohen's d_z: ``mean(a - b) / sd(a - b)``, the sd with ddof=1.

@@ -31,8 +31,6 @@ import numpy as np
 from cogeval._check import as_float_array, check_positive_number, check_probability, check_same_length
 from cogeval.stats.result import StatResult
 
-__all__ = ["EquivalenceResult", "equivalence_test"]
-
 
 @dataclasses.dataclass(frozen=True)
 class EquivalenceResult(StatResult):

@@ -20,8 +20,6 @@ from cogeval._check import as_float_array, check_choice, check_positive_int, che
 from cogeval.errors import InputError
 from cogeval.stats.result import Interval
 
-__all__ = ["Interval", "bootstrap_ci", "wilson_interval"]
-
 #: Most array elements one chunk of resamples may hold: 512 KB of int64 indices
 #: plus 512 KB of gathered values. Chunks this small stay in cache and malloc
 #: reuses their memory; from 1 MB up, glibc returns it to the system after each

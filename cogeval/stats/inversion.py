@@ -40,8 +40,6 @@ from cogeval.stats.intervals import wilson_interval
 from cogeval.stats.paired import _check_count, wilcoxon_test
 from cogeval.stats.result import Interval
 
-__all__ = ["holm_levels", "mcnemar_interval", "paired_proportion_interval", "wilcoxon_interval"]
-
 
 def holm_levels(p: Any, alpha: float) -> np.ndarray:
     """Per-hypothesis test levels of Holm's step-down procedure at family-wise level ``alpha``.

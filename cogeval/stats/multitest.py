@@ -19,8 +19,6 @@ import numpy as np
 from cogeval._check import as_float_array, check_choice
 from cogeval.errors import InputError
 
-__all__ = ["METHODS", "adjust_p_values"]
-
 METHODS = ("holm", "bonferroni", "bh", "by")
 """The methods :func:`adjust_p_values` accepts (case-insensitive)."""
 

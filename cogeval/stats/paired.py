@@ -26,15 +26,6 @@ from cogeval._check import as_float_array, check_probability, check_same_length,
 from cogeval.errors import InputError
 from cogeval.stats.result import Interval, StatResult
 
-__all__ = [
-    "McNemarResult",
-    "TTestResult",
-    "WilcoxonResult",
-    "mcnemars_test",
-    "paired_t_test",
-    "wilcoxon_test",
-]
-
 
 @dataclasses.dataclass(frozen=True)
 class TTestResult(StatResult):

@@ -30,8 +30,6 @@ import numpy as np
 from cogeval._check import check_positive_int, check_positive_number, check_probability, describe, is_real
 from cogeval.errors import InputError
 
-__all__ = ["minimum_detectable_effect", "plan_sample_size"]
-
 _NORMAL = NormalDist()
 
 

@@ -18,20 +18,18 @@ import pandas as pd
 from cogeval._check import as_float_array, check_positive_int, check_same_length, check_seed, describe
 from cogeval.errors import InputError
 
-__all__ = ["PRIOR_SD", "bradley_terry", "min_rank", "rank_intervals"]
-
 PRIOR_SD = 10.0
 """Standard deviation of the weak normal prior on each strength, used only when the MLE does not exist."""
 
-OUTCOMES = ("a", "b", "tie")
+_OUTCOMES = ("a", "b", "tie")
 """The values of the ``winner`` column of :func:`bradley_terry`'s ``pairs``."""
 
-SIGNIFICANT_DIGITS = 12
+_SIGNIFICANT_DIGITS = 12
 """Values equal to this many significant digits tie (float noise must not break a tie)."""
 
 
 def _rounded(values: np.ndarray) -> np.ndarray:
-    return np.array([float(f"{v:.{SIGNIFICANT_DIGITS}g}") for v in values])
+    return np.array([float(f"{v:.{_SIGNIFICANT_DIGITS}g}") for v in values])
 
 
 def min_rank(values: Any, *, higher_is_better: bool = True) -> np.ndarray:
@@ -101,7 +99,7 @@ def _check_pairs(pairs: Any) -> pd.DataFrame:
     if same.any():
         row = pairs.index[same][0]
         raise InputError(f"pairs row {row!r} compares {pairs.at[row, 'a']!r} with itself; a and b must be different variants")
-    bad = ~pairs["winner"].isin(OUTCOMES).to_numpy()
+    bad = ~pairs["winner"].isin(_OUTCOMES).to_numpy()
     if bad.any():
         row = pairs.index[bad][0]
         raise InputError(f"pairs['winner'] must be 'a', 'b' or 'tie'; got {describe(pairs.at[row, 'winner'])} in row {row!r}")

@@ -17,9 +17,7 @@ import pandas as pd
 
 from cogeval._html import key_value_table, safe_html
 
-__all__ = ["STACKED", "Interval", "StatResult"]
-
-STACKED = ("test", "n", "statistic", "p_value")
+_STACKED = ("test", "n", "statistic", "p_value")
 """The columns every test's row starts with (a test result has these attributes)."""
 
 
@@ -53,10 +51,10 @@ class StatResult:
         return self.stacked(row)
 
     def stacked(self, row: dict[str, Any]) -> dict[str, Any]:
-        """``row`` led by the :data:`STACKED` columns when this result is a test (it has ``test``)."""
+        """``row`` led by the :data:`_STACKED` columns when this result is a test (it has ``test``)."""
         if not hasattr(self, "test"):
             return row
-        front = {key: getattr(self, key) for key in STACKED}
+        front = {key: getattr(self, key) for key in _STACKED}
         return {**front, **{k: v for k, v in row.items() if k not in front}}
 
     def to_frame(self) -> pd.DataFrame:

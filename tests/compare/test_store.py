@@ -86,7 +86,7 @@ def test_load_is_strict(store):
 def test_constructor_checks_its_arguments():
     with pytest.raises(InputError) as caught:
         RunStore(42)
-    assert str(caught.value) == "path must be a folder path; got 42"
+    assert str(caught.value) == "path must be a file or folder path (str or os.PathLike); got 42"
     with pytest.raises(InputError) as caught:
         RunStore("runs", on_skip="print")
     assert str(caught.value) == "on_skip must be a callable taking {path, reason}; got 'print'"

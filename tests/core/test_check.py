@@ -1,12 +1,16 @@
 import math
+import pathlib
 
 import numpy as np
 import pytest
 
+import cogeval
+import cogeval.scoring
 from cogeval._check import (
     MAX_RETRIES,
     as_float_array,
     check_choice,
+    check_path,
     check_positive_int,
     check_positive_number,
     check_probability,
@@ -133,3 +137,26 @@ def test_json_metadata_drops_none_and_names_bad_keys():
     with pytest.raises(InputError, match=r"^metadata must be a dict of JSON values; got \[1\]$"):
         check_json_metadata("metadata", [1])
 
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: cogeval.load_run(42),
+        lambda: cogeval.Dataset.from_jsonl(42),
+        lambda: cogeval.Dataset.from_csv(None),
+        lambda: cogeval.load_pairwise(3.5),
+        lambda: cogeval.RunStore(42),
+        lambda: cogeval.scoring.read_baseline(None),
+        lambda: cogeval.scoring.write_baseline(42, {}, {}),
+    ],
+)
+def test_every_path_argument_refuses_a_non_path_by_name(call):
+    with pytest.raises(InputError, match=r"^(path|target|out) must be a file or folder path \(str or os.PathLike\); got "):
+        call()
+
+
+def test_path_refuses_the_empty_string():
+    with pytest.raises(InputError, match="path must be a file or folder path"):
+        check_path("path", "")
+    assert check_path("path", "runs") == pathlib.Path("runs")

@@ -168,8 +168,8 @@ def test_export_rejects_what_is_not_a_notebook(tmp_path):
 
 def test_wrong_types_are_named_not_attribute_errors():
     for call, message in (
-        (lambda: export_html(42), "notebook must be a file path; got 42"),
-        (lambda: export_html("a.ipynb", out=3.5), "out must be a file path; got 3.5"),
+        (lambda: export_html(42), "notebook must be a file or folder path (str or os.PathLike); got 42"),
+        (lambda: export_html("a.ipynb", out=3.5), "out must be a file or folder path (str or os.PathLike); got 3.5"),
         (lambda: notebook_html("a.ipynb"), "nb must be a notebook (the NotebookNode execute_notebook returns); "
                                            "got 'a.ipynb'"),
     ):

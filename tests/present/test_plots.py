@@ -13,11 +13,11 @@ from present_runs import SCRIPT, make_run, make_store
 import cogeval
 from cogeval import EvalSuite, compare_runs, exact_match
 from cogeval.errors import InputError
+from cogeval.present.notebook import figure_mimebundle
 from cogeval.present.plots import (
     BAD,
     GOOD,
     NEUTRAL,
-    figure_mimebundle,
     plot_changes,
     plot_comparison,
     plot_history,
