@@ -153,9 +153,17 @@ def _inputs(run: EvalRun) -> dict[str, Any]:
 
 def run_warnings(base: EvalRun, head: EvalRun) -> list[str]:
     """Why two runs may not be comparable: datasets, prompts, judges, several changes at once, directions, self-judging."""
-    return [*_dataset_warnings(base, head), *_prompt_warnings(base, head), *_judge_warnings(base, head),
+    return [*_interrupted_warnings(base, head), *_dataset_warnings(base, head), *_prompt_warnings(base, head),
+            *_judge_warnings(base, head),
             *_changed_warnings(base, head), *_self_judging_warnings(base, head),
             *_direction_warnings(base, head), *_run_level_warnings(base, head)]
+
+
+def _interrupted_warnings(base: EvalRun, head: EvalRun) -> list[str]:
+    """A run stopped early (``status="interrupted"``) is compared on the case-trials it answered and scored only."""
+    return [f"{side} run {run.run_id!r} was interrupted before it finished ({len(run.results)} of "
+            f"{run.dataset.cases * run.config.trials} case-trials answered): finish it with suite.run(resume=...)"
+            for side, run in (("base", base), ("head", head)) if run.status == "interrupted"]
 
 
 def _digest(text: Any) -> str:

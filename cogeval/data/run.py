@@ -135,6 +135,11 @@ class EvalRun(_Record):
     """Assertions checked after the run."""
     stats: StatsRecord = None  # type: ignore[assignment]
     """Counts and totals (derived from the results when not given)."""
+    status: Literal["interrupted"] | None = None
+    """``"interrupted"`` for a run stopped before every case-trial was answered and scored (Ctrl-C, or a
+    checkpoint of a run still going); ``None`` for a complete run, and then left out of the file."""
+
+    _omit_if_none = ("status",)
 
     @field_validator("run_id")
     @classmethod

@@ -83,7 +83,8 @@ class EvalSuiteResult:
     def failures(self) -> list[str]:
         """Why the run failed as a whole, one sentence each; empty when it did not.
 
-        A run fails when every case errored (``stats.errors == stats.total > 0``:
+        A run fails when it was interrupted (``run.status == "interrupted"``:
+        ``"the run was interrupted: 7 of 20 case-trials answered, 5 scored"``), when every case errored (``stats.errors == stats.total > 0``:
         ``"every case errored (12 of 12), first: ..."``) or when a per-case
         metric has no score on any case, every cell NaN (``"metric 'faithfulness'
         has no score on any case: 12 judge errors, first: ..."``, e.g. every judge
@@ -93,13 +94,18 @@ class EvalSuiteResult:
         """
         reasons = []
         stats = self.stats
+        if self.run.status == "interrupted":
+            expected = self.dataset.cases * self.config.trials
+            scored = sum(1 for r in self.results if r.scores or not self.metric_names)
+            reasons.append(f"the run was interrupted: {len(self.results)} of {expected} case-trials answered, "
+                           f"{scored} scored")
         if stats.total > 0 and stats.errors == stats.total:
             first = next((r.error for r in self.results if r.error is not None), None)
             reasons.append(f"every case errored ({stats.errors} of {stats.total})" + _first(first))
-        if not self.results:
+        if not any(r.scores for r in self.results):
             return reasons
         for name in self.metric_names:
-            cells = [r.scores.get(name) for r in self.results]
+            cells = [r.scores.get(name) for r in self.results if r.scores]  # an interrupted run: only scored answers
             if any(s is not None and not _missing(s.value) for s in cells):
                 continue
             errors = [s for s in cells if s is not None and s.error is not None]

@@ -34,6 +34,7 @@ def suite_run(
     aggregated: Mapping[str, Aggregate],
     assertions: Sequence[AssertionResult],
     stats: Mapping[str, Any],
+    status: str | None = None,
 ) -> EvalRun:
     """The run of a suite: ``results`` are its :class:`~cogeval.evaluate.result.CaseResult` objects,
     ``dataset`` is ``{fingerprint, cases}`` of the cases run, ``stats`` what :func:`run_stats` counted."""
@@ -43,7 +44,7 @@ def suite_run(
         "results": [_result_record(r) for r in results],
         "aggregated": {name: dataclasses.asdict(agg) for name, agg in aggregated.items()},
         "assertions": [dataclasses.asdict(a) for a in assertions],
-        "stats": dict(stats),
+        "stats": dict(stats), "status": status,
     })
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import os
 import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -28,8 +29,9 @@ from cogeval.data import Case, Dataset
 from cogeval.data.run_id import iso_utc, new_run_id, utc_now
 from cogeval.errors import InputError
 from cogeval.evaluate.result import CaseResult, EvalSuiteResult
+from cogeval.evaluate.resume import Checkpoint, Finished, earlier_work
 from cogeval.evaluate.run_record import run_stats, suite_run
-from cogeval.execution import as_target, run_interleaved, run_sync
+from cogeval.execution import RunInterrupted, as_target, run_interleaved, run_sync
 from cogeval.scoring import JudgeConfig, Metric, Score, StatisticalMetric
 from cogeval.stats import aggregate
 
@@ -154,34 +156,57 @@ class EvalSuite:
         names = [m.name for m in self.metrics + self.statistical_metrics]
         return f"EvalSuite(name={self.name!r}, cases={len(self.dataset)}, target={self.target!r}, metrics={names})"
 
-    def run(self, max_cases: int | None = None) -> EvalSuiteResult:
-        """Run the suite and return its result (also inside a running event loop)."""
-        return run_sync(self.arun(max_cases))
+    def run(self, max_cases: int | None = None, *, resume: Any = None, retry_errors: bool = True,
+            checkpoint: str | os.PathLike[str] | None = None, checkpoint_every: float = 30.0) -> EvalSuiteResult:
+        """Run the suite and return its result (also inside a running event loop).
 
-    async def arun(self, max_cases: int | None = None) -> EvalSuiteResult:
+        - Ctrl-C (or cancelling) raises :class:`~cogeval.execution.RunInterrupted`
+          whose ``result`` is the run so far (``status="interrupted"``): every
+          finished answer, and the scores of the answers scored; save it like any run.
+        - ``resume``: an earlier run of this suite (an :class:`EvalRun`, a result or a
+          run-file path, e.g. an interrupted one or a checkpoint). Only the case-trials
+          it lacks are run, and with ``retry_errors`` (the default) those the target
+          failed; only answers without scores (or, with ``retry_errors``, with a failed
+          score) are scored, the judge's cache answering what it judged before. The
+          result is one complete run under the earlier run's id. Another dataset or
+          another target is refused.
+        - ``checkpoint``: a run-file path the run so far is written to (atomically)
+          at most every ``checkpoint_every`` seconds as case-trials finish, on
+          Ctrl-C, and, complete, at the end; after a crash, ``resume=`` it.
+        """
+        return run_sync(self.arun(max_cases, resume=resume, retry_errors=retry_errors,
+                                  checkpoint=checkpoint, checkpoint_every=checkpoint_every))
+
+    async def arun(self, max_cases: int | None = None, *, resume: Any = None, retry_errors: bool = True,
+                   checkpoint: str | os.PathLike[str] | None = None, checkpoint_every: float = 30.0) -> EvalSuiteResult:
         """Async form of :meth:`run`."""
-        [result] = await arun_interleaved([self], max_cases)
+        keeper = None if checkpoint is None else Checkpoint(checkpoint, checkpoint_every)
+        [result] = await _run_suites([self], max_cases, resume=resume, retry_errors=retry_errors, checkpoint=keeper)
         return result
 
-    async def _score(self, outcomes: Sequence[Any]) -> list[CaseResult]:
+    async def _score(self, work: Finished, on_scored: Callable[[], None]) -> None:
+        """Score every answer of ``work`` that has no scores yet, keeping each result as it is done."""
         limit = asyncio.Semaphore(self.concurrency)
 
-        async def score_one(outcome: Any) -> CaseResult:
+        async def score_one(job: int, outcome: Any) -> None:
             async with limit:
                 scores = [await self._score_cell(m, outcome) for m in self.metrics]
-            return CaseResult.from_outcome(outcome, {m.name: s for m, s in zip(self.metrics, scores)})
+            work.results[job] = CaseResult.from_outcome(outcome, {m.name: s for m, s in zip(self.metrics, scores)})
+            on_scored()
 
-        return list(await asyncio.gather(*(score_one(o) for o in outcomes)))
+        await asyncio.gather(*(score_one(job, outcome) for job, outcome in work.unscored()))
 
     async def _score_cell(self, metric: Metric, outcome: Any) -> Score:
         if getattr(metric, "requires_judge", False):
             return await metric.ascore(outcome.output, outcome.case, judge=self.judge)
         return await metric.ascore(outcome.output, outcome.case)
 
-    def _result(self, results: list[CaseResult], started: Any, duration: float, dataset: dict[str, Any]) -> EvalSuiteResult:
+    def _result(self, results: list[CaseResult], run_id: str, started_at: str, duration: float, dataset: dict[str, Any],
+                status: str | None = None) -> EvalSuiteResult:
         """The result: the run (built and validated once, here) and the live ``results``; ``dataset`` is the
-        ``{fingerprint, cases}`` of the cases run."""
-        aggregated = {m.name: aggregate([r.scores[m.name].value for r in results]) for m in self.metrics}
+        ``{fingerprint, cases}`` of the cases run; ``status`` is ``"interrupted"`` for a run stopped early."""
+        aggregated = {m.name: aggregate([r.scores[m.name].value for r in results if m.name in r.scores])
+                      for m in self.metrics}  # an interrupted run has answers not yet scored
         per_case: dict[str, list[float]] = {}
         for m in self.statistical_metrics:
             aggregated[m.name], values = _run_level(m, results)
@@ -194,8 +219,8 @@ class EvalSuite:
         checks = [a.check(aggregated, directions) for a in self.assertions]
         judge_metrics = {m.name for m in self.metrics if getattr(m, "requires_judge", False)}
         run = suite_run(
-            run_id=new_run_id(started), name=self.name, metadata=self.metadata,
-            started_at=iso_utc(started), finished_at=iso_utc(utc_now()), dataset=dataset, config=self.config(),
+            run_id=run_id, name=self.name, metadata=self.metadata, status=status,
+            started_at=started_at, finished_at=iso_utc(utc_now()), dataset=dataset, config=self.config(),
             results=results, aggregated=aggregated, assertions=checks,
             stats=run_stats(results, judge_metrics, duration, judged=self.judge is not None),
         )
@@ -258,6 +283,13 @@ async def arun_interleaved(suites: Sequence[EvalSuite], max_cases: int | None = 
     :class:`~cogeval.execution.RunInterrupted` with every target's finished
     outcomes in ``by_target``.
     """
+    return await _run_suites(suites, max_cases)
+
+
+async def _run_suites(suites: Sequence[EvalSuite], max_cases: int | None, *, resume: Any = None,
+                      retry_errors: bool = True, checkpoint: Checkpoint | None = None) -> list[EvalSuiteResult]:
+    """:func:`arun_interleaved`, and for one suite its ``resume`` and ``checkpoint``: keeps every answer and
+    score as it comes, so Ctrl-C raises :class:`RunInterrupted` with the partial results."""
     suites = _check_suites(suites)
     first = suites[0]
     cases = list(first.dataset)
@@ -267,25 +299,55 @@ async def arun_interleaved(suites: Sequence[EvalSuite], max_cases: int | None = 
     dataset = {"fingerprint": ran.fingerprint, "cases": len(cases)}  # of the cases run, for every suite's run
     started = utc_now()
     clock = time.perf_counter()
-    with contextlib.ExitStack() as stack:
-        bars = [stack.enter_context(_ProgressBar(s.progress, len(cases) * s.trials, s.name)) for s in suites]
+    works = [Finished(run_id=new_run_id(started), started_at=iso_utc(started)) for _ in suites]
+    if resume is not None:  # one suite: EvalSuite.arun
+        works[0] = earlier_work(first, cases, resume, retry_errors=bool(retry_errors))
+    total = len(cases) * first.trials
+    todo = [job for job in range(total) if job not in works[0].outcomes]
 
-        def on_outcome(position: int, outcome: Any, completed: int, total: int) -> None:
-            bars[position].update()
-            callback = suites[position].on_progress
-            if callback is not None:
-                callback({"completed": completed, "total": total, "current_case": outcome.case})
+    def result(position: int, status: str | None = None) -> EvalSuiteResult:
+        work = works[position]
+        duration = work.duration_s + time.perf_counter() - clock
+        return suites[position]._result(work.case_results(), str(work.run_id), str(work.started_at), duration, dataset,
+                                        status)
 
-        by_target = await run_interleaved(
-            cases, [s.target for s in suites], concurrency=first.concurrency, timeout=first.timeout,
-            retries=first.retries, trials=first.trials, on_outcome=on_outcome,
-        )
+    def keep() -> None:
+        if checkpoint is not None and checkpoint.due():
+            checkpoint.write(result(0, "interrupted").run)
 
-        async def finish(suite: EvalSuite, outcomes: list[Any]) -> EvalSuiteResult:
-            results = await suite._score(outcomes)
-            return suite._result(results, started, time.perf_counter() - clock, dataset)
+    def on_outcome(position: int, outcome: Any, completed: int, count: int) -> None:
+        works[position].outcomes[outcome.index * first.trials + outcome.trial] = outcome
+        bars[position].update()
+        callback = suites[position].on_progress
+        if callback is not None:
+            callback({"completed": completed, "total": count, "current_case": outcome.case})
+        keep()
 
-        return list(await asyncio.gather(*(finish(s, o) for s, o in zip(suites, by_target))))
+    async def finish(position: int) -> EvalSuiteResult:
+        await suites[position]._score(works[position], keep)
+        return result(position)
+
+    try:
+        with contextlib.ExitStack() as stack:
+            bars = [stack.enter_context(_ProgressBar(s.progress, len(todo), s.name)) for s in suites]
+            await run_interleaved(cases, [s.target for s in suites], concurrency=first.concurrency,
+                                  timeout=first.timeout, retries=first.retries, trials=first.trials,
+                                  on_outcome=on_outcome, jobs=todo)
+        results = list(await asyncio.gather(*(finish(i) for i in range(len(suites)))))
+    except (RunInterrupted, asyncio.CancelledError):
+        partial = [result(i, "interrupted") for i in range(len(suites))]
+        if checkpoint is not None:
+            checkpoint.write(partial[0].run)
+        by_target = [[work.outcomes[job] for job in sorted(work.outcomes)] for work in works]
+        stop = RunInterrupted(sum(map(len, by_target)), total, [o for f in by_target for o in f], by_target)
+        stop.args = (f"{stop}; the run so far is this exception's .result (status 'interrupted'): "
+                     "save it with .result.save_run(path), finish it with suite.run(resume=path)" if len(suites) == 1 else
+                     f"{stop}; each run so far is in this exception's .results (status 'interrupted'), to save",)
+        stop.results = partial
+        raise stop from None
+    if checkpoint is not None:
+        checkpoint.write(results[0].run)
+    return results
 
 
 def _run_level(metric: Any, results: list[CaseResult]) -> tuple[Any, list[float] | None]:

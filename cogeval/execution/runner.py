@@ -53,7 +53,13 @@ class RunInterrupted(ExecutionError):
     ``by_target`` holds them split by target, one list per target in the order
     given (one list for a one-target run); ``outcomes`` is every list of it
     joined, target after target. ``total`` counts the case-trials of one target.
+    A suite's run (:meth:`~cogeval.EvalSuite.run`) also sets ``results``: one
+    partial :class:`~cogeval.EvalSuiteResult` per suite (``status="interrupted"``,
+    every finished answer and score), which saves like any run; ``result`` is the first.
     """
+
+    results: list[Any]
+    """The partial suite results (empty when the runner was used alone)."""
 
     def __init__(self, completed: int, total: int, outcomes: list[CaseOutcome],
                  by_target: list[list[CaseOutcome]] | None = None) -> None:
@@ -65,6 +71,12 @@ class RunInterrupted(ExecutionError):
             super().__init__(f"Run interrupted after {completed} of {total} cases")
         self.outcomes = outcomes
         self.by_target = by_target
+        self.results = []
+
+    @property
+    def result(self) -> Any:
+        """The first partial suite result, or ``None`` when the runner was used alone."""
+        return self.results[0] if self.results else None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -122,7 +134,9 @@ async def _run_one(target: Target, case: Case, timeout: float, retries: int, bac
                 raise
             error = exc  # the target raised CancelledError on its own: a failure of this case only
             text = error_text(exc)
-        except Exception as exc:  # noqa: BLE001 - recorded on the outcome
+        except KeyboardInterrupt:  # the target passed on a Ctrl-C: the run stops, keeping what finished
+            raise asyncio.CancelledError from None
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - recorded on the outcome; a target's exit() fails its case
             error = exc
             text = error_text(exc)
         duration = time.perf_counter() - started
@@ -200,6 +214,7 @@ async def run_interleaved(
     trials: int = 1,
     on_outcome: Callable[[int, CaseOutcome, int, int], None] | None = None,
     backoff: float = 0.5,
+    jobs: Iterable[int] | None = None,
 ) -> list[list[CaseOutcome]]:
     """Run several targets over the same cases, interleaved; one outcome list per target.
 
@@ -220,6 +235,10 @@ async def run_interleaved(
     ``total`` = cases × trials. Each target's list is in (case, trial) order,
     as :func:`run_cases` returns it. Cancelling raises :class:`RunInterrupted`
     with the finished outcomes of every target (``by_target``).
+
+    ``jobs`` limits the run to those job numbers (``index · trials + trial``),
+    e.g. the case-trials an interrupted run lacks; the lists then hold only
+    their outcomes, and ``total`` counts them.
     """
     if isinstance(targets, (str, bytes, Mapping)) or not isinstance(targets, Sequence) or not targets:
         raise InputError(f"targets must be a non-empty list of targets; got {describe(targets)}")
@@ -239,13 +258,15 @@ async def run_interleaved(
     for case in cases:
         occurrences.append(seen.get(case.key, 0))
         seen[case.key] = occurrences[-1] + 1
-    total = len(cases) * trials
-    slots: list[list[CaseOutcome | None]] = [[None] * total for _ in targets]
+    every_job = range(len(cases) * trials)
+    chosen = every_job if jobs is None else sorted(_checked_jobs(jobs, len(every_job)))
+    total = len(chosen)
+    slots: list[list[CaseOutcome | None]] = [[None] * len(every_job) for _ in targets]
     completed = [0] * n
-    jobs = iter(range(total))  # job = index * trials + trial; shared by the workers
+    pending = iter(chosen)  # job = index * trials + trial; shared by the workers
 
     async def worker() -> None:
-        for job in jobs:
+        for job in pending:
             index, trial = divmod(job, trials)
             case = cases[index]
             for step in range(n):  # back to back, starting with target job mod n
@@ -269,7 +290,15 @@ async def run_interleaved(
             finished = [[o for o in outcomes if o is not None] for outcomes in slots]
             raise RunInterrupted(sum(completed), total, [o for f in finished for o in f], finished) from None
         raise
-    return slots  # type: ignore[return-value]
+    return [[o for o in outcomes if o is not None] for outcomes in slots]
+
+
+def _checked_jobs(jobs: Iterable[int], count: int) -> set[int]:
+    chosen = set(jobs)
+    wrong = [j for j in chosen if not isinstance(j, int) or not 0 <= j < count]
+    if wrong:
+        raise InputError(f"jobs must be job numbers in [0, {count}); got {describe(wrong)}")
+    return chosen
 
 
 def run_sync(awaitable: Awaitable[Any] | Callable[[], Awaitable[Any]]) -> Any:

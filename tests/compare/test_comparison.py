@@ -189,7 +189,10 @@ def test_interrupting_a_comparison_keeps_each_sides_finished_outcomes():
 
     with pytest.raises(RunInterrupted) as info:
         asyncio.run(main())
-    assert str(info.value) == "Run interrupted after 3, 2 of 20 cases (one count per target)"
+    assert str(info.value) == ("Run interrupted after 3, 2 of 20 cases (one count per target); each run so far is in "
+                               "this exception's .results (status 'interrupted'), to save")
+    assert [[r.case.input for r in partial.results] for partial in info.value.results] == [["q0", "q1", "q2"], ["q0", "q1"]]
+    assert [partial.run.status for partial in info.value.results] == ["interrupted", "interrupted"]
     assert [[o.case.input for o in side] for side in info.value.by_target] == [["q0", "q1", "q2"], ["q0", "q1"]]
 
 

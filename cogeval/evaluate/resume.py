@@ -1,0 +1,159 @@
+"""A suite run's finished work: kept as it comes, written to a checkpoint, picked up again by a resumed run.
+
+A job is one case-trial, numbered ``index · trials + trial``. :class:`Finished`
+holds, per job, the target's answer (a :class:`~cogeval.execution.CaseOutcome`)
+and, once every metric has scored it, the :class:`CaseResult`. An interrupted
+run is made of it (answers not yet scored have no scores), and so is a
+checkpoint; :func:`earlier_work` reads an earlier run back into it, so a
+resumed run asks the target only for the jobs that run lacks (or failed, with
+``retry_errors``) and scores only the answers that have no scores yet (or a
+failed score, with ``retry_errors``).
+
+>>> from cogeval import Case, EvalSuite, exact_match
+>>> suite = EvalSuite([Case("a", expected="A"), Case("b", expected="B")], str.upper, metrics=[exact_match()], progress=False)
+>>> earlier = suite.run().run.model_copy(update={"results": suite.run().run.results[:1]})
+>>> work = earlier_work(suite, list(suite.dataset), earlier, retry_errors=True)
+>>> sorted(work.outcomes), sorted(work.results)
+([0], [0])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from cogeval._check import check_path, describe, is_real
+from cogeval.data import Case, Dataset, EvalRun, load_run
+from cogeval.errors import InputError
+from cogeval.evaluate.result import CaseResult
+from cogeval.execution import CaseOutcome
+from cogeval.execution.target import TurnOutcome
+from cogeval.scoring import Score
+
+if TYPE_CHECKING:
+    from cogeval.evaluate.suite import EvalSuite
+
+
+@dataclasses.dataclass
+class Finished:
+    """One suite's finished jobs: ``outcomes`` (answers) and ``results`` (answers with every score), by job.
+
+    Read from an earlier run, it also keeps that run's ``run_id``, ``started_at`` and ``duration_s``:
+    the resumed run goes on under the same id, and its duration adds up both sessions.
+    """
+
+    outcomes: dict[int, CaseOutcome] = dataclasses.field(default_factory=dict)
+    results: dict[int, CaseResult] = dataclasses.field(default_factory=dict)
+    run_id: str | None = None
+    started_at: str | None = None
+    duration_s: float = 0.0
+
+    def unscored(self) -> list[tuple[int, CaseOutcome]]:
+        """The answered jobs that have no scores yet, in job order."""
+        return [(job, self.outcomes[job]) for job in sorted(self.outcomes) if job not in self.results]
+
+    def case_results(self) -> list[CaseResult]:
+        """Every answered job in job order: scored, or its answer with no scores."""
+        return [self.results.get(job) or CaseResult.from_outcome(self.outcomes[job], {}) for job in sorted(self.outcomes)]
+
+
+def earlier_work(suite: EvalSuite, cases: Sequence[Case], run: Any, *, retry_errors: bool) -> Finished:
+    """What ``run`` (an :class:`EvalRun`, a suite result or a run-file path) already did of ``suite`` over ``cases``.
+
+    Refuses (:class:`~cogeval.errors.InputError`) a run of other cases (another
+    dataset fingerprint) or of another target. A result the target failed is
+    kept only without ``retry_errors``; its scores are reused when every metric
+    of the suite has one (a failed one only without ``retry_errors``).
+    """
+    earlier = _as_run(run)
+    fingerprint = Dataset(list(cases)).fingerprint
+    if earlier.dataset.fingerprint != fingerprint:
+        raise InputError(
+            f"resume: run {earlier.run_id!r} was made on other cases (dataset fingerprint {earlier.dataset.fingerprint[:12]}…, "
+            f"{earlier.dataset.cases} cases) than this suite runs ({fingerprint[:12]}…, {len(cases)} cases)"
+        )
+    target, was = _without_module(suite.target.describe()), _without_module(earlier.config.target)
+    if was and was != target:
+        raise InputError(f"resume: run {earlier.run_id!r} was made with target {was}, "
+                         f"not this suite's {target}; a resumed run must keep its target")
+    jobs = _jobs(cases, suite.trials)
+    earlier_duration = earlier.stats.duration_s
+    work = Finished(run_id=earlier.run_id, started_at=earlier.started_at,
+                    duration_s=earlier_duration if math.isfinite(earlier_duration) else 0.0)
+    names = [m.name for m in suite.metrics]
+    for record in earlier.results:
+        found = jobs.get((record.case_key, record.occurrence, record.trial))
+        if found is None or (record.error is not None and retry_errors):
+            continue
+        job, index = found
+        outcome = _outcome(record, index, cases[index])
+        work.outcomes[job] = outcome
+        scores = {s.metric: Score(s.score, s.details, s.error) for s in record.scores}
+        if all(n in scores and (scores[n].error is None or not retry_errors) for n in names):
+            work.results[job] = CaseResult.from_outcome(outcome, {n: scores[n] for n in names})
+    return work
+
+
+def _as_run(run: Any) -> EvalRun:
+    if isinstance(run, EvalRun):
+        return run
+    if hasattr(run, "to_run"):
+        return run.to_run()  # type: ignore[no-any-return]
+    if isinstance(run, (str, bytes)) or hasattr(run, "__fspath__"):
+        return load_run(run)
+    raise InputError(f"resume must be an EvalRun, a suite result or a run file path; got {describe(run)}")
+
+
+def _without_module(target: dict[str, Any]) -> dict[str, Any]:
+    """A target's description without the module of its function (``__main__`` in a script, another name when imported)."""
+    return {k: v for k, v in target.items() if k != "module"}
+
+
+def _jobs(cases: Sequence[Case], trials: int) -> dict[tuple[str, int, int], tuple[int, int]]:
+    """(case key, occurrence, trial) → (job, case index)."""
+    seen: dict[str, int] = {}
+    jobs = {}
+    for index, case in enumerate(cases):
+        occurrence = seen.get(case.key, 0)
+        seen[case.key] = occurrence + 1
+        for trial in range(trials):
+            jobs[(case.key, occurrence, trial)] = (index * trials + trial, index)
+    return jobs
+
+
+def _outcome(record: Any, index: int, case: Case) -> CaseOutcome:
+    """A result of a run file as the answer the runner gave."""
+    turns = None if record.turns is None else tuple(
+        TurnOutcome(turn=i, input=t.input, output=t.output, duration_s=t.duration, input_tokens=t.usage.input_tokens,
+                    output_tokens=t.usage.output_tokens, cost_usd=t.usage.cost, trace_id=t.trace_id,
+                    tool_calls=(t.model_extra or {}).get("toolCalls"), prompt=t.prompt.model_dump() if t.prompt else None)
+        for i, t in enumerate(record.turns))
+    return CaseOutcome(
+        index=index, case=case, case_key=record.case_key, occurrence=record.occurrence, trial=record.trial,
+        output=record.output, error=record.error, duration_s=record.duration,
+        input_tokens=record.usage.input_tokens, output_tokens=record.usage.output_tokens, cost_usd=record.usage.cost,
+        trace_id=record.trace_id, prompt=record.prompt.model_dump() if record.prompt else None,
+        tool_calls=record.tool_calls, turns=turns,
+    )
+
+
+class Checkpoint:
+    """Writes the run so far to ``path`` (atomically) at most every ``every`` seconds, and the final run at the end."""
+
+    def __init__(self, path: Any, every: Any) -> None:
+        self.path = check_path("checkpoint", path)
+        if not is_real(every) or not every >= 0:
+            raise InputError(f"checkpoint_every must be a number of seconds >= 0; got {every!r}")
+        self.every = float(every)
+        self.last = time.monotonic()
+
+    def due(self) -> bool:
+        """True when ``every`` seconds have passed since the last write."""
+        return time.monotonic() - self.last >= self.every
+
+    def write(self, run: EvalRun) -> None:
+        run.save(self.path)
+        self.last = time.monotonic()
