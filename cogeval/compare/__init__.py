@@ -14,6 +14,7 @@ from cogeval.compare.paired import TOLERANCE, agreeing_interval, inverted_interv
 from cogeval.compare.pairing import trial_means
 from cogeval.compare.result import COLUMNS, MetricComparison, RunComparison, RunInfo
 from cogeval.compare.runs import compare_runs, statistical_values
+from cogeval.compare.slices import SLICE_COLUMNS, compare_slices
 from cogeval.compare.store import RunStore
 from cogeval.compare.summary import HISTORY_COLUMNS, MetricSummary, history_frame, metric_summary
 from cogeval.compare.variants import Variants, arun_variants, run_variants
@@ -25,6 +26,7 @@ __all__ = [
     "HISTORY_COLUMNS",
     "LEADERBOARD_COLUMNS",
     "ROLES",
+    "SLICE_COLUMNS",
     "TESTS",
     "TOLERANCE",
     "VERDICTS",
@@ -41,6 +43,7 @@ __all__ = [
     "arun_variants",
     "compare_runs",
     "compare_scores",
+    "compare_slices",
     "history_frame",
     "inverted_interval",
     "metric_summary",

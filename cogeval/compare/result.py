@@ -142,12 +142,23 @@ class RunComparison:
     seed: int | None
     verdict: RunVerdict = "inconclusive"
     margins: Mapping[str, float] = dataclasses.field(default_factory=dict)
+    slices: pd.DataFrame | None = None
+    """With ``compare_runs(..., by=...)``: one row per slice × metric (:data:`~cogeval.compare.slices.SLICE_COLUMNS`)."""
+    by: str | None = None
+    """What the cases were sliced by: the metadata field, or the function's name."""
 
     def to_frame(self) -> pd.DataFrame:
         """The comparison table: one row per metric, the DESIGN §2 columns then ``verdict``, ``role``,
-        ``higher_is_better``, ``improved``, ``regressed``, ``margin``, ``ci_level``, ``mde``, ``n_needed``."""
+        ``higher_is_better``, ``improved``, ``regressed``, ``margin``, ``ci_level``, ``mde``, ``n_needed``.
+
+        Sliced (``by``), it starts with a ``slice`` column: the whole comparison's rows have ``None``,
+        then come the :attr:`slices` rows (their columns; the others empty)."""
         frame = pd.DataFrame([m.to_dict() for m in self.metrics.values()], columns=COLUMNS)
-        return frame.astype({"n_needed": "Int64"})
+        frame = frame.astype({"n_needed": "Int64"})
+        if self.slices is None:
+            return frame
+        frame.insert(0, "slice", None)
+        return pd.concat([frame, self.slices.drop(columns="note")], ignore_index=True)[["slice", *COLUMNS]]
 
     @property
     def decide_on(self) -> list[str]:

@@ -12,10 +12,11 @@
 from __future__ import annotations
 
 import collections
+import dataclasses
 import hashlib
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -24,7 +25,8 @@ from cogeval import _columns as col
 from cogeval._check import describe
 from cogeval.compare.engine import compare_scores
 from cogeval.compare.result import RunComparison, RunInfo
-from cogeval.data import EvalRun, load_run
+from cogeval.compare.slices import compare_slices, slice_labels, slice_warnings
+from cogeval.data import Case, EvalRun, load_run
 from cogeval.errors import InputError
 from cogeval.scoring.judge import self_preference_message
 from cogeval.scoring.usage import BUILTIN_STATISTICAL_METRICS
@@ -105,6 +107,7 @@ def compare_runs(
     metrics: Sequence[str] | None = None,
     decide_on: Sequence[str] | None = None,
     margins: Mapping[str, float] | None = None,
+    by: str | Callable[[Case], Any] | None = None,
 ) -> RunComparison:
     """Compare ``head`` against ``base`` metric by metric on the cases both ran.
 
@@ -120,6 +123,10 @@ def compare_runs(
       difference that matters, in the metric's units. A metric is ``better``
       or ``worse`` only when its interval lies beyond its margin, and
       ``equivalent`` when an equivalence test shows it within.
+    - ``by``: a case-metadata field (``"topic"``) or a function of the
+      :class:`~cogeval.Case`; the comparison also compares each slice of cases
+      (``slices``, and a ``slice`` column in ``to_frame()``), Holm-adjusted over
+      every slice × metric; a slice of fewer than 10 paired cases is not tested.
     - ``seed`` is recorded with the result; the comparison is deterministic.
 
     Each metric's interval inverts its test at its Holm level, so it excludes
@@ -132,7 +139,7 @@ def compare_runs(
     scored = dict.fromkeys([*base_scores[col.METRIC].dropna(), *head_scores[col.METRIC].dropna()], True)
     directions = {**scored, **head_run.directions, **base_run.directions}
     statistical = [m.name for run in (base_run, head_run) for m in run.config.statistical_metrics]
-    return compare_scores(
+    comparison = compare_scores(
         base_scores, head_scores,
         directions=directions, alpha=alpha, test=test, seed=seed, metrics=metrics,
         decide_on=decide_on, informing=statistical, margins=margins,
@@ -141,6 +148,18 @@ def compare_runs(
         head_info=RunInfo(head_run.run_id, head_run.name, head_run.started_at),
         warnings=run_warnings(base_run, head_run),
     )
+    if by is None:
+        return comparison
+    compared = {name: m.higher_is_better for name, m in comparison.metrics.items()}
+    table = compare_slices(base_scores, head_scores, slice_labels(by, base_run, head_run), directions=compared,
+                           deciding=set(comparison.decide_on), margins=comparison.margins, alpha=comparison.alpha,
+                           test=test)
+    return dataclasses.replace(comparison, slices=table, by=by if isinstance(by, str) else _name(by),
+                               warnings=[*comparison.warnings, *slice_warnings(table)])
+
+
+def _name(function: Any) -> str:
+    return str(getattr(function, "__qualname__", None) or getattr(function, "__name__", None) or repr(function))
 
 
 def _inputs(run: EvalRun) -> dict[str, Any]:

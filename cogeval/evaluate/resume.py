@@ -23,7 +23,7 @@ import dataclasses
 import math
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cogeval._check import check_path, describe, is_real
 from cogeval.data import Case, Dataset, EvalRun, load_run
@@ -32,9 +32,6 @@ from cogeval.evaluate.result import CaseResult
 from cogeval.execution import CaseOutcome
 from cogeval.execution.target import TurnOutcome
 from cogeval.scoring import Score
-
-if TYPE_CHECKING:
-    from cogeval.evaluate.suite import EvalSuite
 
 
 @dataclasses.dataclass
@@ -60,8 +57,9 @@ class Finished:
         return [self.results.get(job) or CaseResult.from_outcome(self.outcomes[job], {}) for job in sorted(self.outcomes)]
 
 
-def earlier_work(suite: EvalSuite, cases: Sequence[Case], run: Any, *, retry_errors: bool) -> Finished:
-    """What ``run`` (an :class:`EvalRun`, a suite result or a run-file path) already did of ``suite`` over ``cases``.
+def earlier_work(suite: Any, cases: Sequence[Case], run: Any, *, retry_errors: bool) -> Finished:
+    """What ``run`` (an :class:`EvalRun`, a suite result or a run-file path) already did of ``suite`` (an
+    :class:`~cogeval.EvalSuite`) over ``cases``.
 
     Refuses (:class:`~cogeval.errors.InputError`) a run of other cases (another
     dataset fingerprint) or of another target. A result the target failed is

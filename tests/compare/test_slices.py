@@ -1,0 +1,131 @@
+"""compare_runs(..., by=...): each slice compared, Holm over slices × metrics, small slices described only.
+
+References: scipy's ttest_rel on each slice's paired values and statsmodels' multipletests(method="holm")
+over the family, computed here independently of cogeval.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from statsmodels.stats.multitest import multipletests
+
+from cogeval import EvalRun, compare_runs
+from cogeval.compare.slices import MIN_SLICE_CASES, SLICE_COLUMNS, compare_slices
+from cogeval.errors import InputError
+
+TOPICS = ["billing", "shipping", "returns"]
+
+
+def run(quality, accuracy, topics, inputs=None):
+    inputs = inputs or [f"question {i}" for i in range(len(quality))]
+    frame = pd.DataFrame({"input": inputs, "quality": quality, "accuracy": accuracy,
+                          "metadata": [{"topic": t} for t in topics]})
+    return EvalRun.from_frame(frame)
+
+
+def planted(seed=1, n=30):
+    """Quality drops by 0.5 on billing only; accuracy (0/1) is the same in both runs."""
+    rng = np.random.default_rng(seed)
+    topics = [t for t in TOPICS for _ in range(n)]
+    base_quality = rng.normal(0.0, 0.3, len(topics))
+    head_quality = base_quality + rng.normal(0.0, 0.3, len(topics)) - np.where(np.array(topics) == "billing", 0.5, 0.0)
+    accuracy = rng.integers(0, 2, len(topics)).astype(float)
+    return run(base_quality, accuracy, topics), run(head_quality, accuracy, topics), base_quality, head_quality, topics
+
+
+def test_a_planted_drop_in_one_slice_is_found_there_and_nowhere_else():
+    base, head, *_ = planted()
+    comparison = compare_runs(base, head, by="topic")
+    table = comparison.slices.set_index(["slice", "metric"])
+    assert list(comparison.slices.columns) == list(SLICE_COLUMNS)
+    assert table.loc[("billing", "quality"), "verdict"] == "worse"
+    assert [table.loc[(t, "quality"), "verdict"] for t in ("returns", "shipping")] == ["inconclusive", "inconclusive"]
+    assert not table.xs("accuracy", level="metric")["significant"].any()
+    assert comparison.by == "topic"
+
+
+def test_slice_p_values_are_paired_t_tests_holm_adjusted_over_slices_and_metrics():
+    base, head, base_quality, head_quality, topics = planted()
+    table = compare_runs(base, head, by="topic").slices
+    quality = table[table["metric"] == "quality"].set_index("slice")
+    for topic in TOPICS:
+        mask = np.array(topics) == topic
+        reference = stats.ttest_rel(head_quality[mask], base_quality[mask])
+        assert quality.loc[topic, "p_value"] == pytest.approx(reference.pvalue, rel=1e-9)
+        assert quality.loc[topic, "n"] == mask.sum()
+    tested = table[table["test"] != "none"]
+    expected = multipletests(tested["p_value"], method="holm")[1]
+    assert tested["adjusted_p_value"].to_numpy() == pytest.approx(expected, rel=1e-12)
+    assert list(quality["test"]) == ["t", "t", "t"] and len(tested) == 6  # accuracy's three slices are in the family too
+
+
+def test_a_slice_interval_excludes_zero_exactly_when_it_is_significant():
+    base, head, *_ = planted()
+    table = compare_runs(base, head, by="topic").slices
+    tested = table[table["test"] != "none"]
+    excludes = (tested["ci_low"] > 0) | (tested["ci_high"] < 0)
+    assert (excludes == tested["significant"]).all()
+
+
+def test_a_small_slice_is_described_not_tested():
+    base_values = [0.5] * 25 + [0.9] * 4
+    head_values = [0.6] * 25 + [0.1] * 4
+    topics = ["big"] * 25 + ["tiny"] * 4
+    comparison = compare_runs(run(base_values, [1.0] * 29, topics), run(head_values, [1.0] * 29, topics), by="topic",
+                              metrics=["quality"])
+    tiny = comparison.slices.set_index("slice").loc["tiny"]
+    assert (tiny["test"], tiny["n"], tiny["verdict"], bool(tiny["significant"])) == ("none", 4, "inconclusive", False)
+    assert tiny["note"] == f"too few cases to test: n = 4 < {MIN_SLICE_CASES}"
+    assert np.isnan(tiny["p_value"]) and tiny["difference"] == pytest.approx(-0.8)
+    assert (f"Slices with fewer than {MIN_SLICE_CASES} paired cases were described, not tested: 'tiny' (4)"
+            in comparison.warnings)
+
+
+def test_by_a_function_of_the_case():
+    base, head, *_ = planted()
+    comparison = compare_runs(base, head, by=lambda case: case.metadata["topic"] == "billing")
+    assert sorted(comparison.slices["slice"].unique()) == [False, True]
+    assert comparison.slices.set_index(["slice", "metric"]).loc[(True, "quality"), "verdict"] == "worse"
+
+
+def test_the_comparison_table_gains_a_slice_column():
+    base, head, *_ = planted()
+    frame = compare_runs(base, head, by="topic").to_frame()
+    assert frame.columns[0] == "slice"
+    assert frame["slice"].iloc[:2].isna().all() and list(frame["slice"].iloc[2:]) == ["billing", "returns", "shipping"] * 2
+    assert "slice" not in compare_runs(base, head).to_frame().columns
+
+
+def test_slicing_by_a_field_no_case_has_is_refused():
+    base, head, *_ = planted()
+    with pytest.raises(InputError, match=r"^by='team': no case of either run has a metadata field 'team' "
+                                         r"\(fields seen: topic\)$"):
+        compare_runs(base, head, by="team")
+    with pytest.raises(InputError, match=r"^by must be a case-metadata field name or a function of the case; got 3$"):
+        compare_runs(base, head, by=3)
+
+
+@pytest.mark.slow
+def test_family_wise_error_under_the_null_stays_at_alpha():
+    """No difference anywhere: 6 slices × 2 metrics; how often is any slice × metric significant?"""
+    rng = np.random.default_rng(20261201)
+    slices, n, reps = 6, 20, 400
+    keys = [f"c{i}" for i in range(slices * n)]
+    labels = {k: i // n for i, k in enumerate(keys)}
+
+    def scores(values):
+        return pd.DataFrame({"run_id": "r", "case_key": np.repeat(keys, 2), "occurrence": 0, "trial": 0,
+                             "metric": ["a", "b"] * len(keys), "score": values.ravel(), "error": None,
+                             "case_error": False})
+
+    false_alarms = 0
+    for _ in range(reps):
+        shared = rng.normal(size=(len(keys), 2))
+        base, head = shared + rng.normal(size=shared.shape), shared + rng.normal(size=shared.shape)
+        table = compare_slices(scores(base), scores(head), labels, directions={"a": True, "b": True})
+        false_alarms += bool(table["significant"].any())
+    rate = false_alarms / reps
+    assert rate <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / reps)  # Holm: at most alpha, within Monte Carlo error
