@@ -6,6 +6,7 @@
 """
 
 from cogeval.compare.comparison import ComparisonResult, EvalComparison
+from cogeval.compare.frames import compare_frames
 from cogeval.compare.leaderboard import Leaderboard
 from cogeval.compare.result import MetricComparison, RunComparison
 from cogeval.compare.runs import compare_runs
@@ -146,6 +147,7 @@ __all__ = [
     "cohen_kappa",
     "cohens_d",
     "coherence",
+    "compare_frames",
     "compare_runs",
     "comparison_html",
     "comparison_markdown",

@@ -9,6 +9,7 @@ The top level (:mod:`cogeval`) offers the everyday names; this package adds the 
 
 from cogeval.compare.comparison import ComparisonResult, EvalComparison
 from cogeval.compare.engine import CHANGES_COLUMNS, TESTS, compare_scores
+from cogeval.compare.frames import compare_frames
 from cogeval.compare.leaderboard import LEADERBOARD_COLUMNS, Leaderboard
 from cogeval.compare.paired import TOLERANCE, agreeing_interval, inverted_interval, paired_test
 from cogeval.compare.pairing import trial_means
@@ -41,6 +42,7 @@ __all__ = [
     "Variants",
     "agreeing_interval",
     "arun_variants",
+    "compare_frames",
     "compare_runs",
     "compare_scores",
     "compare_slices",

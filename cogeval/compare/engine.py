@@ -22,7 +22,7 @@ import pandas as pd
 
 from cogeval import _columns as col
 from cogeval._check import check_choice, check_probability, check_seed, describe
-from cogeval._text import short_input
+from cogeval._text import as_text
 from cogeval.compare.paired import PairedTest, agreeing_interval, inverted_interval, noise_floor, paired_test
 from cogeval.compare.pairing import CASE_ERROR, check_scores, metrics_of, pair_scores
 from cogeval.compare.result import MetricComparison, RunComparison, RunInfo
@@ -301,11 +301,11 @@ def _changes(
     size = np.round(np.abs(delta), 9)  # float noise (0.9 - 1.3 vs 0.8 - 1.2) must not decide the order
     order = np.lexsort((position, metric_rank, -size))
     keys = units.get_level_values(0).to_numpy(dtype=object)
-    shortened = {k: short_input(inputs.get(k)) for k in pd.unique(keys[position])}
+    shown = {k: None if inputs.get(k) is None else as_text(inputs.get(k)) for k in pd.unique(keys[position])}
     case_key = keys[position[order]]
     return pd.DataFrame({
         col.CASE_KEY: case_key,
-        col.INPUT: [shortened[k] for k in case_key],
+        col.INPUT: [shown[k] for k in case_key],
         col.METRIC: metric[order],
         col.BASE: base_value[order],
         col.HEAD: head_value[order],

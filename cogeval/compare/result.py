@@ -17,6 +17,7 @@ from cogeval import _backend
 from cogeval import _columns as col
 from cogeval._check import describe
 from cogeval._html import badge, escape, format_value, html_table, key_value_table, safe_html
+from cogeval._text import short_input
 from cogeval.errors import InputError
 from cogeval.stats import Interval
 
@@ -216,7 +217,8 @@ class RunComparison:
         notes = "".join(f"<li>{w}</li>" for w in map(escape, self.warnings))
         regressed = self.changes[self.changes[col.DIRECTION] == "regressed"]
         cases = html_table(
-            regressed.to_dict("records"), [col.METRIC, col.INPUT, col.BASE, col.HEAD, col.DELTA],
+            [{**row, col.INPUT: short_input(row[col.INPUT])} for row in regressed.to_dict("records")],
+            [col.METRIC, col.INPUT, col.BASE, col.HEAD, col.DELTA],
             caption=f"Regressed cases × metrics: {len(regressed)}, largest first (all in .changes)", max_rows=5,
         ) if len(regressed) else ""
         return lead + table + (f'<div class="cogeval"><ul>{notes}</ul></div>' if notes else "") + cases

@@ -64,7 +64,7 @@ def _regressed_cases_html(comparison: RunComparison, limit: int = _MAX_CASES) ->
     changes = comparison.changes
     regressed = changes[changes[col.DIRECTION] == "regressed"]
     rows = [
-        {col.METRIC: r[col.METRIC], col.INPUT: r[col.INPUT], col.BASE: r[col.BASE], col.HEAD: r[col.HEAD],
+        {col.METRIC: r[col.METRIC], col.INPUT: short_input(r[col.INPUT]), col.BASE: r[col.BASE], col.HEAD: r[col.HEAD],
          col.DELTA: r[col.DELTA], col.CASE_KEY: str(r[col.CASE_KEY])[:12]}
         for r in regressed.to_dict("records")
     ]

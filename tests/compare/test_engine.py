@@ -12,7 +12,8 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 
 from cogeval import _columns as col
-from cogeval.compare.engine import CHANGES_COLUMNS, compare_scores, short_input
+from cogeval._text import short_input
+from cogeval.compare.engine import CHANGES_COLUMNS, compare_scores
 from cogeval.compare.result import RunComparison, RunInfo
 from cogeval.errors import InputError
 
@@ -267,7 +268,7 @@ def test_fewer_than_two_pairs_is_a_tie_outside_the_holm_family():
     assert q.adjusted_p_value == q.p_value  # "one" does not count as a test
 
 
-def test_changes_sorted_by_size_then_metric_then_case_with_short_inputs():
+def test_changes_sorted_by_size_then_metric_then_case_with_full_inputs():
     base = wide(m1=[0.0, 0.0, 0.0, 0.5], m2=[0.0, 0.0, 0.0, 0.0])
     head = wide(m1=[0.1, 0.3, 0.0, 0.2], m2=[0.3, -0.5, 0.0, 0.0])
     inputs = {"c0": "first\n  line   and\tmore", "c1": "x" * 200, "c3": {"q": "é"}}
@@ -281,8 +282,9 @@ def test_changes_sorted_by_size_then_metric_then_case_with_short_inputs():
         ["c0", "m2", 0.3, "regressed"],
         ["c0", "m1", 0.1, "improved"],
     ]
-    assert ch["input"].tolist() == ["x" * 79 + "…", "x" * 79 + "…", '{"q": "é"}', "first line and more",
-                                    "first line and more"]
+    # the whole input, so changes merge back on it; displays shorten it
+    assert ch["input"].tolist() == ["x" * 200, "x" * 200, '{"q": "é"}', "first\n  line   and\tmore",
+                                    "first\n  line   and\tmore"]
     assert ch[["base", "head"]].values.tolist()[2] == [0.5, 0.2]
 
 
