@@ -28,8 +28,12 @@ MAX_RETRIES = 10
 
 
 def describe(value: Any, limit: int = 60) -> str:
-    """A short ``repr`` of ``value`` for an error message, cut at ``limit`` characters."""
-    text = repr(value)
+    """A short ``repr`` of ``value`` for an error message, cut at ``limit`` characters (``<unprintable Foo>``
+    when its ``repr`` raises: a message about a bad value must not fail on it)."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - any object may define a repr that raises
+        text = f"<unprintable {type(value).__name__}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -1,7 +1,10 @@
 """Escape-safe HTML primitives behind every ``_repr_html_``.
 
-Case text is arbitrary LLM output, so every cell goes through :func:`escape`.
-Display never raises: :func:`safe_html` turns a failure into a short message.
+Case text is arbitrary LLM output, so every cell goes through :func:`escape`: the text
+of any value (:func:`~cogeval._text.safe_str`, so an object whose ``str()`` raises shows as
+``<unprintable Foo>``), HTML-escaped, control characters and lone surrogates shown as escapes
+(:func:`~cogeval._text.printable`, newlines and tabs kept). Display never raises:
+:func:`safe_html` turns a failure into a short message.
 
 >>> escape("<script>")
 '&lt;script&gt;'
@@ -15,6 +18,8 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from cogeval._text import printable, safe_str
+
 _STYLE = (
     "<style>.cogeval{font-family:system-ui,sans-serif;font-size:13px}"
     ".cogeval table{border-collapse:collapse}"
@@ -27,8 +32,8 @@ _STYLE = (
 
 
 def escape(value: Any) -> str:
-    """HTML-escape the string form of any value (quotes included)."""
-    return html.escape(str(value), quote=True)
+    """HTML-escape the string form of any value (quotes included), control characters and lone surrogates shown as escapes."""
+    return html.escape(printable(safe_str(value), keep="\n\t"), quote=True)
 
 
 def format_value(value: Any, digits: int = 4) -> str:
@@ -43,7 +48,7 @@ def format_value(value: Any, digits: int = 4) -> str:
         return f"{value:.{digits}g}"
     if hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0:
         return format_value(value.item(), digits)
-    return str(value)
+    return safe_str(value)
 
 
 def badge(text: str, kind: str = "neutral") -> str:

@@ -3,24 +3,36 @@
 Errors in what the user gave (a missing file, a broken run, a bad option)
 print one line on stderr and exit with status 2; ``compare
 --fail-on-regression`` exits 1 when a deciding metric's verdict is ``worse``.
+
+Everything printed is inert (:mod:`cogeval._text`): text from a run (names,
+metric names, metadata, messages) shows control characters and escape
+sequences as escapes (``\\x1b``), and no printed line can start a GitHub
+Actions workflow command (``::error``...).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import pathlib
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TextIO
 
-from cogeval.data.jsonable import jsonable
+from cogeval._text import printable, terminal_text
+from cogeval.data.jsonable import json_text
 from cogeval.errors import CogevalError
 
 
+def _say(text: Any, file: TextIO | None = None) -> None:
+    """Print ``text`` made inert (:func:`~cogeval._text.terminal_text`): every line the CLI prints goes through here."""
+    print(terminal_text(str(text)), file=file or sys.stdout)
+
+
 def _load(reference: str) -> Any:
-    """A run from a run-file path, or the newest run in a store folder."""
-    from cogeval import RunStore, load_run
+    """A run from a run file or another tool's file (:func:`cogeval.importers.read_runs`), or the newest run
+    in a store folder."""
+    from cogeval import RunStore
+    from cogeval.importers import read_runs
 
     path = pathlib.Path(reference)
     if path.is_dir():
@@ -28,11 +40,26 @@ def _load(reference: str) -> Any:
         if run is None:
             raise CogevalError(f"no run files in folder {reference!r}")
         return run
-    return load_run(path)
+    runs = read_runs(path)
+    if len(runs) > 1:
+        names = ", ".join(repr(r.name) for r in runs)
+        raise CogevalError(f"{reference!r} holds {len(runs)} runs ({names}); `cogeval import {reference} --out runs/` "
+                           "saves each as a run file to compare")
+    return runs[0]
+
+
+def _import(args: argparse.Namespace) -> int:
+    from cogeval import RunStore
+    from cogeval.importers import read_runs
+
+    store = RunStore(args.out)
+    for run in read_runs(args.path, args.kind):
+        _say(f"{run.run_id}  {run.name or '-'}  {len(run.results)} results  → {store.save(run)}")
+    return 0
 
 
 def _report_skip(skip: dict[str, str]) -> None:
-    print(f"skipped {skip['path']}: {skip['reason']}", file=sys.stderr)
+    _say(f"skipped {printable(skip['path'])}: {printable(skip['reason'])}", file=sys.stderr)
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -74,18 +101,19 @@ def _compare(args: argparse.Namespace) -> int:
             "metrics": comparison.to_frame().to_dict("records"),
             "changes": comparison.changes.to_dict("records"), "warnings": list(comparison.warnings),
         }
-        text = json.dumps(jsonable(document), ensure_ascii=False, indent=2)
+        text = json_text(document, indent=2)
         if args.out:
             from cogeval._files import write_text_atomic
 
-            print(write_text_atomic(pathlib.Path(args.out).with_suffix(".json"), text + "\n"))
+            _say(write_text_atomic(pathlib.Path(args.out).with_suffix(".json"), text + "\n"))
         else:
-            print(text)
+            _say(text)
     else:
         for path in comparison.report(args.format, args.out or "eval-comparison"):
-            print(path)
+            _say(path)
     if args.fail_on_regression and comparison.regressions:
-        print(f"cogeval: head is worse on {', '.join(comparison.regressions)} (deciding metrics)", file=sys.stderr)
+        worse = ", ".join(printable(str(m)) for m in comparison.regressions)
+        _say(f"cogeval: head is worse on {worse} (deciding metrics)", file=sys.stderr)
         return 1
     return 0
 
@@ -113,28 +141,34 @@ def _runs(args: argparse.Namespace) -> int:
 
     frame = RunStore(args.folder, on_skip=_report_skip).to_frame()
     if frame.empty:
-        print(f"no runs in {args.folder}")
+        _say(f"no runs in {printable(args.folder)}")
     else:
         with pd.option_context("display.width", 200, "display.max_columns", 20, "display.max_colwidth", 40):
-            print(frame.drop(columns=["path"]).to_string(index=False))
+            _say(_inert_frame(frame.drop(columns=["path"])).to_string(index=False))
     return 0
 
 
 def _show(args: argparse.Namespace) -> int:
     run = _load(args.run)
     stats = run.stats
-    print(f"run {run.run_id}  name {run.name}  started {run.started_at}  finished {run.finished_at}")
-    print(f"{stats.total} results, {stats.errors} errors, {run.dataset.cases} cases, fingerprint {run.fingerprint[:12]}")
+    _say(f"run {run.run_id}  name {printable(str(run.name))}  started {run.started_at}  finished {run.finished_at}")
+    _say(f"{stats.total} results, {stats.errors} errors, {run.dataset.cases} cases, fingerprint {printable(run.fingerprint[:12])}")
     if run.metadata:
-        print("metadata " + json.dumps(run.metadata, ensure_ascii=False))
+        _say("metadata " + printable(json_text(run.metadata)))
     rows = [{"metric": name, **agg.model_dump()} for name, agg in run.aggregated.items()]
     if rows:
         import pandas as pd
 
-        print(pd.DataFrame(rows).to_string(index=False))
+        _say(_inert_frame(pd.DataFrame(rows)).to_string(index=False))
     for check in run.assertions:
-        print(f"{'PASS' if check.passed else 'FAIL'}  {check.name}: {check.message}")
+        _say(f"{'PASS' if check.passed else 'FAIL'}  {printable(check.name)}: {printable(check.message)}")
     return 0
+
+
+def _inert_frame(frame: Any) -> Any:
+    """``frame`` with every text cell and column name made :func:`~cogeval._text.printable`, for printing."""
+    frame = frame.rename(columns=lambda c: printable(str(c)))
+    return frame.map(lambda v: printable(v) if isinstance(v, str) else v)
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -143,9 +177,9 @@ def _report(args: argparse.Namespace) -> int:
     try:
         path = export_html(args.notebook, args.out, timeout=args.timeout)
     except ModuleNotFoundError as error:
-        print(f"cogeval: error: {error}", file=sys.stderr)
+        _say(f"cogeval: error: {error}", file=sys.stderr)
         return 2
-    print(path)
+    _say(path)
     return 0
 
 
@@ -159,9 +193,10 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--quiet", action="store_true", help="no progress bars")
     demo.set_defaults(handler=_demo)
 
-    compare = commands.add_parser("compare", help="compare two runs (run files, or store folders for their newest run)")
-    compare.add_argument("base", help="the base run: a run file, or a folder of runs (its newest)")
-    compare.add_argument("head", help="the head run: a run file, or a folder of runs (its newest)")
+    compare = commands.add_parser("compare", help="compare two runs (run files, other tools' files, or store folders "
+                                                  "for their newest run)")
+    compare.add_argument("base", help="the base run: a run file, an Inspect/lm-eval/AG2 file, or a folder of runs (its newest)")
+    compare.add_argument("head", help="the head run: a run file, an Inspect/lm-eval/AG2 file, or a folder of runs (its newest)")
     compare.add_argument("--format", choices=["console", "markdown", "html", "json"], default="console")
     compare.add_argument("--out", help="report path without extension (default: eval-comparison)")
     compare.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
@@ -176,6 +211,15 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--fail-on-regression", action="store_true",
                          help="exit 1 when the verdict of any deciding metric is 'worse'")
     compare.set_defaults(handler=_compare)
+
+    imports = commands.add_parser("import", help="save the runs of another tool's file as run files "
+                                                 "(Inspect AI, lm-eval, promptfoo, AG2)")
+    imports.add_argument("path", help="an Inspect .eval/.json log, lm-eval samples .jsonl, promptfoo results.json "
+                                      "or AG2 run file")
+    imports.add_argument("--from", dest="kind", choices=["inspect", "lm-eval", "promptfoo", "ag2", "cogeval"],
+                         help="the kind of file (default: recognised from its content)")
+    imports.add_argument("--out", default="runs", help="the store folder the run files go in (default: runs)")
+    imports.set_defaults(handler=_import)
 
     runs = commands.add_parser("runs", help="list the runs in a folder, newest first")
     runs.add_argument("folder")
@@ -199,7 +243,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.handler(args)
     except (CogevalError, FileNotFoundError, IsADirectoryError) as error:
-        print(f"cogeval: error: {error}", file=sys.stderr)
+        _say(f"cogeval: error: {printable(str(error))}", file=sys.stderr)
         return 2
 
 

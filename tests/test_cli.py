@@ -81,3 +81,91 @@ def test_demo_writes_runs_and_reports(tmp_path, capsys):
     assert "assistant-v2" in html and "exact_match" in html
     assert '<section class="figure" id="forest-plot">' in html and html.count("Plotly.newPlot(") == 1  # the chart, offline
     assert "HTML report:" in out and str(tmp_path / "demo" / "comparison.html") in out
+
+
+HOSTILE = "x\x1b[31m::error::pwned @alice #1 [/]"
+SHOWN = "x\\x1b[31m::error::pwned @alice #1 [/]"
+
+
+def assert_inert(text):
+    """No escape character reaches the terminal, and no line could start a GitHub Actions workflow command."""
+    assert "\x1b" not in text and "\x9b" not in text
+    assert not [line for line in text.splitlines() if line.lstrip().startswith("::") or "##[" in line]
+
+
+def write_hostile_runs(folder):
+    inputs = [f"q{i}" for i in range(30)]
+    base = EvalRun.from_frame(pd.DataFrame({"input": inputs, "::warning::m": [1] * 30}), name=HOSTILE,
+                              metadata={"note": "\x1b]8;;https://evil\x07link \ud83d"}, started_at="2026-01-01T00:00:00Z")
+    head = EvalRun.from_frame(pd.DataFrame({"input": inputs, "::warning::m": [1] * 10 + [0] * 20}), name="::add-mask::h",
+                              started_at="2026-01-02T00:00:00Z")
+    return base.save(f"{folder}/"), head.save(f"{folder}/")
+
+
+def test_show_runs_and_compare_print_names_inert(tmp_path, capsys):
+    base, head = write_hostile_runs(tmp_path / "runs")
+    assert main(["show", str(base)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith(f"run {base.stem}  name {SHOWN}  started 2026-01-01T00:00:00.000Z")
+    assert out.splitlines()[2] == 'metadata {"note": "\\u001b]8;;https://evil\\u0007link \\ud83d"}'
+    assert "\\::warning::m" in out  # the metric's row starts its line: defused
+    assert_inert(out)
+    assert main(["runs", str(tmp_path / "runs")]) == 0
+    out = capsys.readouterr().out
+    assert f"{base.stem} {SHOWN} " in out and f"{head.stem}                         ::add-mask::h" in out
+    assert_inert(out)
+    assert main(["compare", str(base), str(head)]) == 0
+    out = capsys.readouterr().out
+    assert f"base: {SHOWN} · {base.stem}" in out and "head: ::add-mask::h" in out
+    assert_inert(out)
+    assert main(["compare", str(base), str(head), "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    assert json.loads(out)["base"]["name"] == HOSTILE  # JSON keeps the data, escaped as JSON
+    assert_inert(out)
+    assert main(["compare", str(base), str(head), "--fail-on-regression"]) == 1
+    err = capsys.readouterr().err
+    assert err == "cogeval: head is worse on ::warning::m (deciding metrics)\n"
+
+
+def test_skipped_files_and_errors_are_printed_inert(tmp_path, capsys):
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (folder / "\x1b[2J\n::error::x.json").write_text('{"format": "cogitator.eval-run", "runId": ')
+    assert main(["runs", str(folder)]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("skipped ") and "\\x1b[2J\\n::error::x.json: is not valid JSON" in err
+    assert len(err.splitlines()) == 1
+    assert_inert(err)
+    assert main(["show", str(folder / "\x1b[2J.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cogeval: error: ") and "\\x1b[2J.json" in err and len(err.splitlines()) == 1
+    assert_inert(err)
+
+
+FIXTURES = __import__("pathlib").Path(__file__).parent / "importers" / "fixtures"
+
+
+def test_import_saves_every_run_of_another_tools_file(tmp_path, capsys):
+    assert main(["import", str(FIXTURES / "promptfoo" / "two-prompts.json"), "--out", str(tmp_path / "runs")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split("  ")[1:3] for line in lines] == [["terse / echo", "10 results"], ["verbose / echo", "10 results"]]
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == sorted(line.rsplit("/", 1)[1] for line in lines)
+
+
+def test_compare_reads_other_tools_files_directly(capsys):
+    assert main(["compare", str(FIXTURES / "ag2" / "mini.json"), str(FIXTURES / "ag2" / "large.json")]) == 0
+    assert capsys.readouterr().out.startswith("head is better: better on brevity")
+
+
+def test_a_file_of_several_runs_or_of_no_known_kind_is_one_line_and_status_2(tmp_path, capsys):
+    several = str(FIXTURES / "promptfoo" / "two-prompts.json")
+    assert main(["compare", several, several]) == 2
+    assert capsys.readouterr().err == (f"cogeval: error: {several!r} holds 2 runs ('terse / echo', 'verbose / echo'); "
+                                       f"`cogeval import {several} --out runs/` saves each as a run file to compare\n")
+    other = tmp_path / "x.json"
+    other.write_text('{"a": 1}')
+    assert main(["import", str(other)]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"cogeval: error: run file '{other}' has no 'format' field")
+    assert error.endswith("(nor is it an Inspect AI log, lm-eval --log_samples JSONL, a promptfoo results.json or an "
+                          "AG2 run file)\n")

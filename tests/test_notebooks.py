@@ -8,6 +8,7 @@ as ``cogeval report`` runs them; see tests/notebook_runs.py.
 from __future__ import annotations
 
 import json
+import re
 
 import nbformat
 import pytest
@@ -76,3 +77,24 @@ def test_reanalyse_a_csv_compares_the_two_prompt_versions():
     assert figures(nb) == 2
     markdown = [o["data"]["text/markdown"] for o in outputs(nb) if "text/markdown" in o.get("data", {})]
     assert len(markdown) == 1 and markdown[0].startswith("### cogeval comparison: prompt-v2 vs prompt-v1")
+
+
+@pytest.mark.slow
+def test_reanalyse_other_tools_compares_inspect_and_promptfoo_runs_slice_by_slice():
+    nb = shown("reanalyse-other-tools")
+    assert figures(nb) == 2  # the forest plots of the Inspect and the promptfoo comparisons
+    printed = [o.text for o in outputs(nb) if o.output_type == "stream"]
+    assert printed == [
+        "head is better: better on match (α = 0.05, 20 matched cases)\n",
+        "inconclusive: no deciding metric is shown better, worse or equivalent; "
+        "about 12 cases would settle the closest one (α = 0.05, 5 matched cases)\n",
+    ]
+    html = json.dumps([o.get("data", {}).get("text/html", "") for o in outputs(nb)])
+    assert "quiz (mockllm/head)" in html and "verbose / echo" in html
+    # the Inspect slices: head better on arithmetic (7 of 10 sums fixed), geography unchanged
+    [cell] = [c for c in nb.cells if c.source.startswith('sliced = compare_runs(base, head, by="topic"')]
+    table = cell.outputs[0]["data"]["text/html"]
+    rows = [re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row) for row in re.findall(r"<tr[^>]*>(.*?)</tr>", table, re.S)]
+    assert [(row[1], row[-1]) for row in rows[1:]] == [("arithmetic", "better"), ("geography", "inconclusive")]
+    reports = [f for f in executed("reanalyse-other-tools").temporary_files if f.endswith(".html")]
+    assert len(reports) == 1 and reports[0].endswith("/inspect-quiz.html")

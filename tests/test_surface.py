@@ -20,7 +20,7 @@ import types
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-PUBLIC_PACKAGES = ["cogeval", "cogeval.compare", "cogeval.data", "cogeval.evaluate", "cogeval.execution",
+PUBLIC_PACKAGES = ["cogeval", "cogeval.compare", "cogeval.data", "cogeval.evaluate", "cogeval.execution", "cogeval.importers",
                    "cogeval.pairwise", "cogeval.present", "cogeval.scoring", "cogeval.stats"]
 PUBLIC_MODULES = ["cogeval.errors"]
 FACADES = {"cogeval/data/run.py", "cogeval/scoring/judge.py"}

@@ -305,7 +305,7 @@ def _changes(
     case_key = keys[position[order]]
     return pd.DataFrame({
         col.CASE_KEY: case_key,
-        col.INPUT: [shown[k] for k in case_key],
+        col.INPUT: pd.Series([shown[k] for k in case_key], dtype=object),  # objects: see EvalRun.results_frame
         col.METRIC: metric[order],
         col.BASE: base_value[order],
         col.HEAD: head_value[order],

@@ -91,27 +91,28 @@ def compare_slices(
     return pd.DataFrame(rows, columns=list(SLICE_COLUMNS))
 
 
-def slice_labels(by: Any, *runs: EvalRun) -> dict[str, Any]:
-    """Each case key's slice: its case's metadata field ``by`` (a string), or ``by(case)`` (a function).
-
-    The first run that has the case decides; a label that cannot be a dict key (a list...) is its JSON.
+def slice_labels(by: Any, *runs: EvalRun) -> Callable[[str, int], Any]:
+    """Each case's slice, as a function of ``(case_key, occurrence)``: its case's metadata field ``by`` (a
+    string), or ``by(case)`` (a function). The first run that has the case decides; a label that cannot
+    be a dict key (a list...) is its JSON.
     """
     if not isinstance(by, str) and not callable(by):
         raise InputError(f"by must be a case-metadata field name or a function of the case; got {describe(by)}")
-    labels: dict[str, Any] = {}
+    labels: dict[tuple[str, int], Any] = {}
     seen_fields: set[str] = set()
     for run in runs:
         for result in run.results:
-            if result.case_key in labels:
+            unit = (result.case_key, result.occurrence)
+            if unit in labels:
                 continue
             metadata = result.case.metadata if isinstance(result.case.metadata, dict) else {}
             seen_fields.update(metadata)
             label = metadata.get(by) if isinstance(by, str) else by(result.case.to_case())
-            labels[result.case_key] = label if _hashable(label) else canonical_json(label)
+            labels[unit] = label if _hashable(label) else canonical_json(label)
     if isinstance(by, str) and by not in seen_fields:
         raise InputError(f"by={by!r}: no case of either run has a metadata field {by!r} "
                          f"(fields seen: {', '.join(sorted(seen_fields)) or 'none'})")
-    return labels
+    return lambda key, occurrence: labels.get((key, occurrence))
 
 
 def slice_warnings(table: pd.DataFrame) -> list[str]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import builtins
 import copy
 import datetime
-import json
 import os
 import pathlib
 import sys
@@ -25,9 +24,11 @@ import pandas as pd
 
 from cogeval import _backend
 from cogeval._check import check_path, describe
+from cogeval._files import remove_stale_temporaries, write_parquet_atomic
 from cogeval._html import html_table, safe_html
 from cogeval.compare.summary import history_frame
 from cogeval.data import EvalRun, load_run
+from cogeval.data.json_limits import loads
 from cogeval.data.run_id import check_run_id
 from cogeval.data.runfile import run_from_json
 from cogeval.errors import InputError, RunFileError, RunSkippedWarning
@@ -50,6 +51,11 @@ class RunStore:
     ``x.json``, is reported to ``on_skip({"path", "reason"})`` or, without it,
     as a :class:`~cogeval.RunSkippedWarning`. Listing reads and validates every
     run file in full, so a store of thousands of runs lists slowly.
+
+    Opening a store removes the hidden temporary files (``.<name>.<8 characters>.tmp``)
+    that a write killed half-way left in its folder, once they are more than an hour old
+    (:func:`~cogeval._files.remove_stale_temporaries`); younger ones may belong to a write
+    still under way and are kept.
     """
 
     def __init__(self, path: str | os.PathLike[str], on_skip: Callable[[dict[str, str]], Any] | None = None) -> None:
@@ -57,6 +63,7 @@ class RunStore:
             raise InputError(f"on_skip must be a callable taking {{path, reason}}; got {describe(on_skip)}")
         self.path = check_path("path", path)
         self.on_skip = on_skip
+        remove_stale_temporaries(self.path)
         self._summaries: dict[pathlib.Path, tuple[tuple[int, int], _RunSummary]] = {}
 
     def __repr__(self) -> str:
@@ -100,6 +107,17 @@ class RunStore:
             row.update(summary["metrics"])
             rows.append(row)
         return pd.DataFrame(rows, columns=None if rows else ["id", "name", "started_at", "finished_at", "cases", "path"])
+
+    def scores(self, filter: Mapping[str, Any] | Callable[[_RunSummary], bool] | None = None) -> pd.DataFrame:
+        """Every score of every run matching ``filter``, newest run first: one tidy table with the DESIGN §2
+        ``scores`` columns (``run_id`` joins it to :meth:`to_frame`)."""
+        frames = [run.scores for run in self.runs(filter)]
+        return pd.concat(frames, ignore_index=True) if frames else EvalRun.model_construct(results=[]).scores
+
+    def to_parquet(self, path: str | os.PathLike[str],
+                   filter: Mapping[str, Any] | Callable[[_RunSummary], bool] | None = None) -> pathlib.Path:
+        """Write :meth:`scores` as a Parquet file (pyarrow; for DuckDB, pandas, Dask...); returns its path."""
+        return write_parquet_atomic(check_path("path", path), self.scores(filter))
 
     def history(self, metric: str, name: str | None = None, *, confidence: float = 0.95,
                 seed: int | np.random.Generator | None = 0) -> pd.DataFrame:
@@ -162,14 +180,17 @@ class RunStore:
             self._skip(path, "is a folder, not a run file")
             return None
         try:
-            document = json.loads(path.read_bytes().decode("utf-8-sig"))  # as load_run reads it
+            document = loads(path.read_bytes().decode("utf-8-sig"), "is invalid", error=RunFileError)  # as load_run
         except OSError as error:
             self._skip(path, f"cannot be read: {error.strerror or error}")
             return None
         except UnicodeDecodeError as error:
             self._skip(path, f"is not UTF-8 text ({error.reason} at byte {error.start})")
             return None
-        except (ValueError, RecursionError) as error:  # JSONDecodeError, or JSON too deep or too large to parse
+        except RunFileError as error:  # nested too deep, or a number it cannot hold
+            self._skip(path, str(error))
+            return None
+        except ValueError as error:  # JSONDecodeError
             self._skip(path, f"is not valid JSON: {error}")
             return None
         if not (isinstance(document, dict) and (document.get("format") == RUN_FORMAT or "runId" in document)):

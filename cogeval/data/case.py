@@ -21,6 +21,7 @@ from typing import Any
 from cogeval import _columns as col
 from cogeval._check import describe
 from cogeval.data.canonical import canonical_json
+from cogeval.data.json_limits import check_depth
 from cogeval.errors import DatasetError, InputError
 
 FIELDS = (col.INPUT, col.EXPECTED, col.CONTEXT, col.METADATA, col.TURNS)
@@ -72,6 +73,7 @@ class Case:
         for name in FIELDS:
             value = getattr(self, name)
             if value is not None:
+                check_depth(value, name, label=f"Case field {name!r}")  # before canonical_json, which recurses
                 try:
                     canonical_json(value, name=name)
                 except InputError as error:

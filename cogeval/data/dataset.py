@@ -11,13 +11,16 @@
 A record holds ``input`` (required unless ``turns`` is given), ``expected``,
 ``context``, ``metadata`` and ``turns``; any other field is kept in
 ``metadata``. A malformed file, line, row or record raises
-:class:`~cogeval.errors.DatasetError` naming the file, line or row, and field.
+:class:`~cogeval.errors.DatasetError` naming the file, line or row, and field;
+so does JSON beyond the limits of :mod:`cogeval.data.json_limits` (nesting, numbers).
 """
 
 from __future__ import annotations
 
+import csv
 import errno
 import functools
+import io
 import json
 import math
 import os
@@ -35,6 +38,7 @@ from cogeval._html import html_table, safe_html
 from cogeval._text import cut
 from cogeval.data.canonical import canonical_json
 from cogeval.data.case import FIELDS, Case, sha256_hex
+from cogeval.data.json_limits import loads
 from cogeval.errors import DatasetError, InputError
 
 _FRAME_COLUMNS = (*col.CASES_COLUMNS, col.TURNS)
@@ -94,12 +98,15 @@ class Dataset(Sequence[Case]):
         ``"007"``), except that ``metadata`` and ``turns`` cells must hold JSON
         (an object, a list), and ``expected`` and ``context`` cells that start
         with ``{`` or ``[`` and parse as JSON are decoded. Extra columns go into
-        ``metadata``. Rows are counted from 1 below the header.
+        ``metadata``. Rows are counted from 1 below the header; a row with more
+        or fewer fields than the header is refused (never read shifted).
         """
         path = _existing(path)
         name = path.stem if name is None else name
         try:
-            frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
+            text = path.read_bytes().decode("utf-8-sig")
+            _check_field_counts(path, text)
+            frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, index_col=False)
         except pd.errors.EmptyDataError:
             return cls(name=name)
         except (pd.errors.ParserError, UnicodeDecodeError) as error:
@@ -254,7 +261,7 @@ def _jsonl_records(path: Path) -> Iterator[tuple[str, Any]]:
             if not line.strip():
                 continue
             try:
-                yield where, json.loads(line)
+                yield where, loads(line, where, error=DatasetError)
             except json.JSONDecodeError as error:
                 raise DatasetError(f"{where}: invalid JSON: {error.msg} (column {error.colno})") from None
 
@@ -265,6 +272,37 @@ def _require_input_column(source: str, frame: pd.DataFrame) -> None:
         raise DatasetError(f"{source} has no 'input' column (nor 'turns'); its columns are {found}")
 
 
+def _check_field_counts(path: Path, text: str) -> None:
+    """Refuse a row with more or fewer fields than the header, which pandas would read shifted or padded.
+
+    Rows are counted as :meth:`Dataset.from_csv` counts them (blank lines skipped); text
+    the ``csv`` module cannot split is left for pandas to report. The ``csv`` module's
+    limit on a field's size (a setting of the whole process) is lifted while it reads.
+    """
+    header: list[str] | None = None
+    number = 0
+    limit = csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
+    try:
+        for fields in csv.reader(io.StringIO(text, newline="")):
+            if not fields or (len(fields) == 1 and not fields[0].strip()):
+                continue  # a blank line, which pandas skips too
+            if header is None:
+                header = fields
+                continue
+            number += 1
+            if len(fields) != len(header):
+                columns = ", ".join(describe(c, 30) for c in header[:8]) + (", ..." if len(header) > 8 else "")
+                hint = "quote a cell that holds a comma" if len(fields) > len(header) else "an empty cell is None"
+                raise DatasetError(
+                    f"{path}, row {number}: {len(fields)} field{'s' if len(fields) > 1 else ''}, but the header has "
+                    f"{len(header)} ({columns}); every row needs one cell per column ({hint})"
+                )
+    except csv.Error:
+        return
+    finally:
+        csv.field_size_limit(limit)
+
+
 def _csv_record(where: str, row: Mapping[Any, str]) -> dict[str, Any]:
     record: dict[str, Any] = {}
     for column, text in row.items():
@@ -272,14 +310,14 @@ def _csv_record(where: str, row: Mapping[Any, str]) -> dict[str, Any]:
             record[column] = None
         elif column in _CSV_JSON_FIELDS:
             try:
-                record[column] = json.loads(text)
+                record[column] = loads(text, f"{where}: field {column!r}", error=DatasetError)
             except json.JSONDecodeError as error:
                 raise DatasetError(
                     f"{where}: field {column!r} must hold JSON; {error.msg} (column {error.colno}) in {describe(text)}"
                 ) from None
         elif column in _CSV_MAYBE_JSON_FIELDS and text.lstrip()[:1] in ("{", "["):
             try:
-                record[column] = json.loads(text)
+                record[column] = loads(text, f"{where}: field {column!r}", error=DatasetError)
             except json.JSONDecodeError:
                 record[column] = text
         else:

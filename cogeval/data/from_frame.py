@@ -7,8 +7,11 @@ The rules of a frame, in the order they apply:
   ``trial`` are optional columns (0 when absent);
 - a frame with both ``metric`` and ``score`` columns is in the **long form**
   (one row per case × metric; ``error`` is the score's error), any other in the
-  **wide form** (one row per case; every column not in :data:`_FRAME_KNOWN`
-  holds a metric's scores; ``error`` is the target's error);
+  **wide form** (one row per case; ``error`` is the target's error): the
+  columns named in ``metrics``, or else every column not in :data:`_FRAME_KNOWN`
+  whose values are all numbers (or numeric text, or missing), hold a metric's scores;
+- any other column (``topic``, ``difficulty``...) is a field of the case's
+  ``metadata``, so ``compare_runs(..., by="topic")`` and every per-case table keep it;
 - a score is a number or numeric text; a missing one is NaN;
 - every metric is higher-is-better unless ``directions`` says otherwise.
 
@@ -22,7 +25,7 @@ from __future__ import annotations
 import datetime
 import math
 import operator
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from numbers import Integral, Real
 from typing import Any
 
@@ -32,6 +35,7 @@ from cogeval import _columns as col
 from cogeval._check import check_json_metadata, describe
 from cogeval.data.case import FIELDS, Case
 from cogeval.data.dataset import missing_to_none
+from cogeval.data.records import ResultRecord
 from cogeval.data.run_id import check_run_id, new_run_id, utc_now
 from cogeval.errors import InputError
 
@@ -44,6 +48,7 @@ def run_data_from_frame(
     metadata: dict[str, Any] | None = None,
     directions: Mapping[str, bool] | None = None,
     started_at: datetime.datetime | str | None = None,
+    metrics: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """The data of a run (snake_case keys, for ``EvalRun.model_validate``) read from ``frame`` by the rules above."""
     if not isinstance(frame, pd.DataFrame):
@@ -58,13 +63,15 @@ def run_data_from_frame(
             "the wide form has one column per metric and no 'metric' column"
         )
     long = col.METRIC in columns
-    metric_columns = [] if long else [c for c in columns if c not in _FRAME_KNOWN]
+    metric_columns = [] if long else _metric_columns(frame, metrics)
+    extra = [c for c in columns if c not in _FRAME_KNOWN and c not in metric_columns
+             and not (long and c in (col.METRIC, col.SCORE))]
     results: dict[tuple[str, int, int], dict[str, Any]] = {}
-    metrics: dict[str, None] = dict.fromkeys(metric_columns)
+    names: dict[str, None] = dict.fromkeys(metric_columns)
     for label, cells in zip(frame.index, frame.to_dict("records")):
         where = f"row {label!r}"
         row = {str(k): missing_to_none(v) for k, v in cells.items()}
-        key, case = _row_case(where, row)
+        key, case = _row_case(where, row, extra)
         ident = (key, _row_count(where, row, col.OCCURRENCE), _row_count(where, row, col.TRIAL))
         result = results.get(ident)
         if result is None:
@@ -77,7 +84,7 @@ def run_data_from_frame(
                 raise InputError(f"metric in {where} must be a metric name (a non-empty string); got {describe(metric)}")
             if any(s["metric"] == metric for s in result["scores"]):
                 raise InputError(_repeat_message(where, ident, metric))
-            metrics[metric] = None
+            names[metric] = None
             error = row.get(col.ERROR)
             result["scores"].append({
                 "metric": metric, "score": _number(f"score in {where}", row[col.SCORE]),
@@ -87,14 +94,14 @@ def run_data_from_frame(
             result["scores"] += [
                 {"metric": m, "score": _number(f"column {m!r} in {where}", row[m], wide=True)} for m in metric_columns
             ]
-    directions = _checked_directions(directions, list(metrics))
+    directions = _checked_directions(directions, list(names))
     started = _moment(started_at)
     return {
         "run_id": new_run_id(started) if run_id is None else check_run_id(run_id),
         "started_at": started, "finished_at": started, "name": name,
         "metadata": check_json_metadata("metadata", metadata),
         "config": {
-            "metrics": [{"name": m, "higher_is_better": directions.get(m, True), "kind": "case"} for m in metrics],
+            "metrics": [{"name": m, "higher_is_better": directions.get(m, True), "kind": "case"} for m in names],
             "trials": max((ident[2] + 1 for ident in results), default=1),
             "target": {"type": "frame"},
         },
@@ -107,8 +114,46 @@ _FRAME_KNOWN = frozenset({col.RUN_ID, col.CASE_KEY, col.OCCURRENCE, col.TRIAL, *
 """The columns of a wide frame that are not metrics: ids, the case's fields and the result's."""
 
 
-def _row_case(where: str, row: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+def _metric_columns(frame: pd.DataFrame, metrics: Sequence[str] | None) -> list[str]:
+    """The score columns of a wide frame: ``metrics``, or every unknown column holding only numbers."""
+    if metrics is not None:
+        if isinstance(metrics, str) or not all(isinstance(m, str) for m in metrics):
+            raise InputError(f"metrics must be a list of column names; got {describe(metrics)}")
+        missing = [m for m in metrics if m not in frame.columns]
+        if missing:
+            raise InputError(f"metrics {missing!r} are not columns of the frame (it has: {', '.join(frame.columns)})")
+        return list(dict.fromkeys(metrics))
+    return [c for c in frame.columns if c not in _FRAME_KNOWN and _numeric(frame[c])]
+
+
+def _numeric(column: pd.Series) -> bool:
+    if pd.api.types.is_numeric_dtype(column):  # bool too: a pass/fail column
+        return True
+    return all(_number_like(missing_to_none(value)) for value in column)
+
+
+def _number_like(value: Any) -> bool:
+    """A number (however large), numeric text or nothing: a score cell, even one :func:`_number` then refuses."""
+    if value is None or isinstance(value, (Real, bool)):
+        return True
+    if not isinstance(value, str):
+        return False
+    try:
+        float(value.strip() or "nan")
+    except ValueError:
+        return False
+    return True
+
+
+def _row_case(where: str, row: Mapping[str, Any], extra: Sequence[str] = ()) -> tuple[str, dict[str, Any]]:
     fields = {f: row.get(f) for f in FIELDS if row.get(f) is not None}
+    labels = {c: row[c] for c in extra if row.get(c) is not None}
+    if labels:
+        metadata = fields.get(col.METADATA)
+        if metadata is not None and not isinstance(metadata, Mapping):
+            raise InputError(f"metadata in {where} must be an object to hold the columns {list(labels)}; "
+                             f"got {describe(metadata)}")
+        fields[col.METADATA] = {**labels, **(metadata or {})}
     key = row.get(col.CASE_KEY)
     if key is None and col.CASE_KEY in row and col.INPUT not in row:
         raise InputError(f"case_key in {where} is missing")
@@ -164,19 +209,24 @@ def _repeat_message(where: str, ident: tuple[str, int, int], metric: str | None)
 def _number(where: str, value: Any, *, wide: bool = False) -> float:
     if value is None:
         return math.nan
+    number: float | None = None
     if isinstance(value, (Real, bool)):
-        return float(value)
-    if isinstance(value, str):
+        try:
+            number = float(value)
+        except OverflowError:  # an int past the largest float
+            number = math.inf
+    elif isinstance(value, str):
         if not value.strip():
             return math.nan  # an empty cell of a CSV read as text
         try:
-            return float(value.strip())
+            number = float(value.strip())
         except ValueError:
             pass
-    hint = (
-        " (in the wide form every column other than "
-        + ", ".join(sorted(_FRAME_KNOWN)) + " holds a metric's scores)"
-    ) if wide else ""
+    if number is not None and math.isinf(number):
+        raise InputError(f"{where} is not a finite number: {describe(value)} (leave a missing number empty or NaN)")
+    if number is not None:
+        return number
+    hint = " (metrics= names it as a score column; leave it out and a text column is case metadata)" if wide else ""
     raise InputError(f"{where} is not a number: {describe(value)}{hint}")
 
 
@@ -204,3 +254,24 @@ def _moment(started_at: datetime.datetime | str | None) -> datetime.datetime:
     if not isinstance(started_at, datetime.datetime):
         raise InputError(f"started_at must be an ISO 8601 time or a datetime; got {describe(started_at)}")
     return started_at if started_at.tzinfo else started_at.replace(tzinfo=datetime.UTC)
+
+
+_MAX_COUNT = 2**63 - 1  # the largest value of the int64 columns of the results table
+
+
+def check_results(results: Sequence[ResultRecord]) -> None:
+    """The rule of every run, however it was made: one result per case key, occurrence and trial (a comparison
+    pairs results by them), and counts within the int64 columns of the results table; errors name the result."""
+    seen: dict[tuple[str, int, int], int] = {}
+    for index, r in enumerate(results):
+        counts = {"occurrence": r.occurrence, "trial": r.trial,
+                  "usage.inputTokens": r.usage.input_tokens, "usage.outputTokens": r.usage.output_tokens}
+        for field, value in counts.items():
+            if value is not None and value > _MAX_COUNT:
+                raise InputError(f"results[{index}].{field}: {describe(value)} is too large (at most 2**63 - 1)")
+        first = seen.setdefault((r.case_key, r.occurrence, r.trial), index)
+        if first != index:
+            raise InputError(
+                f"results[{index}] has the same case key, occurrence and trial as results[{first}] "
+                f"({r.case_key!r}, {r.occurrence}, {r.trial}); a run holds one result per case key, occurrence and trial"
+            )

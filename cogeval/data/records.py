@@ -31,7 +31,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from cogeval.data.case import FIELDS, Case
-from cogeval.data.jsonable import jsonable
+from cogeval.data.jsonable import VALUE_DEPTH, jsonable
 from cogeval.stats import Aggregate
 
 FORMAT: Final = "cogitator.eval-run"
@@ -49,8 +49,14 @@ def _none_if_not_finite(value: float) -> float | None:
 Number = Annotated[float, BeforeValidator(_nan_if_none), PlainSerializer(_none_if_not_finite)]
 """A float that is NaN in memory where the file has ``null``; NaN and ±inf are written as ``null``."""
 
-Json = Annotated[Any, BeforeValidator(jsonable), PlainSerializer(jsonable)]
-"""Any value, made JSON-safe (bytes and objects as text, circular references as ``"[Circular]"``)."""
+def _json_value(value: Any) -> Any:
+    """A value as JSON can hold it, cut at :data:`VALUE_DEPTH` so that the file it goes into loads back equal."""
+    return jsonable(value, max_depth=VALUE_DEPTH)
+
+
+Json = Annotated[Any, BeforeValidator(_json_value), PlainSerializer(_json_value)]
+"""Any value, made JSON-safe (bytes and objects as text, circular references as ``"[Circular]"``,
+keys as text, structures deeper than the readers' limit cut; see :func:`~cogeval.data.jsonable.jsonable`)."""
 
 _Count = Annotated[int, Field(ge=0)]
 
@@ -61,11 +67,19 @@ class _Record(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
     _omit_if_none: ClassVar[tuple[str, ...]] = ()
 
+    @model_validator(mode="before")
+    @classmethod
+    def _text_keys(cls, data: Any) -> Any:
+        """A mapping with keys that are not text (a prompt dict with a tuple key) keeps them as text, as JSON must."""
+        if isinstance(data, dict) and not all(isinstance(key, str) for key in data):
+            return {key if isinstance(key, str) else str(key): value for key, value in data.items()}
+        return data
+
     @model_validator(mode="after")
     def _jsonable_extra(self) -> Any:
         if self.__pydantic_extra__:
             for key, value in self.__pydantic_extra__.items():
-                self.__pydantic_extra__[key] = jsonable(value)
+                self.__pydantic_extra__[key] = _json_value(value)
         return self
 
     @model_serializer(mode="wrap")
@@ -176,7 +190,7 @@ class CaseRecord(_Record):
 
     @model_validator(mode="wrap")
     @classmethod
-    def _valid_case(cls, data: Any, handler: Any) -> CaseRecord:
+    def _valid_case(cls, data: Any, handler: Any) -> Any:
         """A record read from a file is checked as a :class:`Case`; one made from a ``Case`` was checked when the case was made."""
         if isinstance(data, Case):
             trusted: CaseRecord = handler(data.to_dict())

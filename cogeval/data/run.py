@@ -38,7 +38,7 @@ import json
 import math
 import os
 import pathlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 import pandas as pd
@@ -46,12 +46,12 @@ from pydantic import Field, field_validator, model_validator
 
 from cogeval import _backend
 from cogeval import _columns as col
-from cogeval._check import check_path, describe
-from cogeval._files import write_text_atomic
+from cogeval._check import check_choice, check_path, describe
+from cogeval._files import write_parquet_atomic, write_text_atomic
 from cogeval._html import safe_html
 from cogeval.data.case import FIELDS, Case
 from cogeval.data.dataset import Dataset
-from cogeval.data.from_frame import run_data_from_frame
+from cogeval.data.from_frame import check_results, run_data_from_frame
 from cogeval.data.jsonable import jsonable
 from cogeval.data.records import (
     FORMAT,
@@ -121,6 +121,12 @@ class EvalRun(_Record):
     """The run's name, or ``None``."""
     metadata: dict[str, Json] = Field(default_factory=dict)
     """Labels of the run (model, commit, ...)."""
+
+    @field_validator("metadata", mode="before")
+    @classmethod
+    def _jsonable_metadata(cls, value: Any) -> Any:
+        """Keys that are not text become text (JSON has no other), as in every other value."""
+        return jsonable(value) if isinstance(value, dict) else value
     dataset: DatasetRecord = None  # type: ignore[assignment]  # derived from the results when not given
     """Fingerprint and number of the cases run (derived from the results when not given)."""
     config: ConfigRecord = Field(default_factory=ConfigRecord)
@@ -195,6 +201,12 @@ class EvalRun(_Record):
                         r = {**r, "occurrence": count}
             numbered.append(r)
         return {**data, "results": numbered}
+
+    @model_validator(mode="after")
+    def _one_result_per_identity(self) -> EvalRun:
+        """Refuse two results of one case key, occurrence and trial: :func:`~cogeval.data.from_frame.check_results`."""
+        check_results(self.results)
+        return self
 
     @model_validator(mode="after")
     def _derive(self) -> EvalRun:
@@ -289,7 +301,9 @@ class EvalRun(_Record):
              r.usage.input_tokens, r.usage.output_tokens, r.usage.cost, r.trace_id)
             for r in self.results
         ]
-        frame = pd.DataFrame(rows, columns=list(col.RESULTS_COLUMNS))
+        # Text stays Python objects: pandas 3 with pyarrow stores inferred text in Arrow, which refuses a lone
+        # surrogate (half an emoji cut at max_tokens), and a run holding one could not be tabled at all.
+        frame = pd.DataFrame(rows, columns=list(col.RESULTS_COLUMNS), dtype=object)
         return frame.astype({
             col.OCCURRENCE: "int64", col.TRIAL: "int64", col.DURATION_S: float, col.COST_USD: float,
             col.INPUT_TOKENS: "Int64", col.OUTPUT_TOKENS: "Int64",
@@ -303,7 +317,7 @@ class EvalRun(_Record):
             for r in self.results
             for s in r.scores
         ]
-        frame = pd.DataFrame(rows, columns=list(col.SCORES_COLUMNS))
+        frame = pd.DataFrame(rows, columns=list(col.SCORES_COLUMNS), dtype=object)  # text as objects: see results_frame
         return frame.astype({col.OCCURRENCE: "int64", col.TRIAL: "int64", col.SCORE: float})
 
     @property
@@ -361,32 +375,31 @@ class EvalRun(_Record):
         metadata: dict[str, Any] | None = None,
         directions: Mapping[str, bool] | None = None,
         started_at: datetime.datetime | str | None = None,
+        metrics: Sequence[str] | None = None,
     ) -> EvalRun:
         """A run from a tidy table of per-case scores (a CSV export of another tool, a ``to_frame()``...).
 
-        Cases are identified by a ``case_key`` column, or else by ``input`` (and
-        ``expected``): ``case_key = Case(input, expected).key``. ``occurrence`` and
-        ``trial`` columns are optional (0 when absent).
+        Cases are ``case_key`` or ``input`` (and ``expected``), with optional ``occurrence`` and ``trial``.
+        Long form: ``metric`` and ``score`` columns. Wide form: the ``metrics`` columns, or every other
+        column of numbers, hold scores. Any other column (``topic``...) goes into the case's metadata.
+        ``directions`` maps metrics to ``higher_is_better`` (default True, never guessed from the name).
+        The rules in full: :mod:`cogeval.data.from_frame`.
 
-        - **Long form** (the frame has both ``metric`` and ``score`` columns): one row
-          per case × metric; an ``error`` column is the score's error.
-        - **Wide form** (otherwise): one row per case, and every column that is not
-          one of ``run_id, case_key, occurrence, trial, input, expected, context,
-          metadata, turns, output, error, duration_s, input_tokens, output_tokens,
-          cost_usd, trace_id`` holds a metric's scores; ``error`` is the target's error.
-
-        Scores must be numbers (or numeric text); missing ones are NaN.
-        ``directions`` maps metric names to ``higher_is_better``; every metric not
-        named is higher-is-better, so pass ``directions={"latency": False}`` for
-        latency- or cost-like metrics (never guessed from the name).
-
-        >>> frame = pd.DataFrame({"input": ["2+2", "3+3"], "quality": [1.0, 0.5], "latency": [0.2, 0.4]})
+        >>> frame = pd.DataFrame({"input": ["2+2", "3+3"], "quality": [1.0, 0.5], "latency": [0.2, 0.4],
+        ...                       "topic": ["math", "math"]})
         >>> run = EvalRun.from_frame(frame, directions={"latency": False})
-        >>> run.aggregated["quality"].mean, run.directions
-        (0.75, {'quality': True, 'latency': False})
+        >>> run.aggregated["quality"].mean, run.directions, run.results[0].case.metadata
+        (0.75, {'quality': True, 'latency': False}, {'topic': 'math'})
         """
-        return cls.model_validate(run_data_from_frame(
-            frame, run_id=run_id, name=name, metadata=metadata, directions=directions, started_at=started_at))
+        return cls.model_validate(run_data_from_frame(frame, run_id=run_id, name=name, metadata=metadata,
+                                                      directions=directions, started_at=started_at, metrics=metrics))
+
+    def to_parquet(self, path: str | os.PathLike[str], table: str = "scores") -> pathlib.Path:
+        """Write one of the run's tables (``"scores"``, ``"results"`` or ``"cases"``) as Parquet (pyarrow), for
+        DuckDB, pandas or Dask; text that is not one type in a column (inputs, outputs) is written as JSON text."""
+        tables = {"scores": "scores", "results": "results_frame", "cases": "cases_frame"}
+        frame = getattr(self, tables[check_choice("table", table, tables)])
+        return write_parquet_atomic(check_path("path", path), frame)
 
     # -- display -------------------------------------------------------------------
 
@@ -397,3 +410,4 @@ class EvalRun(_Record):
     @safe_html
     def _repr_html_(self) -> str:
         return run_html(self, f"EvalRun {self.name or ''}")
+

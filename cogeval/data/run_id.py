@@ -17,7 +17,8 @@ import secrets
 from cogeval._check import describe
 from cogeval.errors import InputError
 
-_RUN_ID_PATTERN = re.compile(r"^\d{8}T\d{9}Z-[0-9a-f]{8}$")
+_RUN_ID_PATTERN = re.compile(r"[0-9]{8}T[0-9]{9}Z-[0-9a-f]{8}")
+"""The whole run id (ASCII digits only, matched with ``fullmatch``: ``$`` would let a trailing newline through)."""
 
 
 def utc_now() -> datetime.datetime:
@@ -39,8 +40,14 @@ def new_run_id(started_at: datetime.datetime) -> str:
 
 
 def check_run_id(run_id: object) -> str:
-    """Return ``run_id`` if it has the run-id shape, so it is safe as a file name."""
-    if not isinstance(run_id, str) or not _RUN_ID_PATTERN.match(run_id):
+    """Return ``run_id`` if it has the run-id shape, all of it, so it is safe as a file name.
+
+    >>> check_run_id("20261022T101530123Z-1a2b3c4d\\n")
+    Traceback (most recent call last):
+    ...
+    cogeval.errors.InputError: run_id must look like '20261022T101530123Z-1a2b3c4d' (UTC start time, '-', 8 hex digits); got '20261022T101530123Z-1a2b3c4d\\n'
+    """
+    if not isinstance(run_id, str) or not _RUN_ID_PATTERN.fullmatch(run_id):
         raise InputError(
             f"run_id must look like '20261022T101530123Z-1a2b3c4d' (UTC start time, '-', 8 hex digits); got {describe(run_id)}"
         )

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from cogeval._check import check_path, describe
+from cogeval.data.json_limits import check_json, loads
 from cogeval.data.records import FORMAT, VERSION
 from cogeval.data.run import EvalRun
 from cogeval.errors import InputError, RunFileError
@@ -39,6 +40,8 @@ def load_run(path: str | os.PathLike[str]) -> EvalRun:
     :class:`~cogeval.errors.RunFileError` naming the file and, for a schema
     error, the field path with the file's camelCase keys, e.g.
     ``run file 'runs/x.json' is invalid: results[3].scores[0].score: Input should be a valid number``.
+    The limits of :mod:`cogeval.data.json_limits` (nesting, numbers) apply, and
+    two results of one case key, occurrence and trial are refused.
     """
     path = check_path("path", path)
     where = f"run file '{path}'"
@@ -47,16 +50,25 @@ def load_run(path: str | os.PathLike[str]) -> EvalRun:
     except FileNotFoundError:
         raise FileNotFoundError(errno.ENOENT, "run file not found", str(path)) from None
     try:
-        data = json.loads(raw.decode("utf-8-sig"))
+        data = loads(raw.decode("utf-8-sig"), f"{where} is invalid", error=RunFileError)
     except UnicodeDecodeError as error:
         raise RunFileError(f"{where} is not UTF-8 text ({error.reason} at byte {error.start})") from None
     except json.JSONDecodeError as error:
         raise RunFileError(f"{where} is not valid JSON: line {error.lineno} column {error.colno}: {error.msg}") from None
-    return run_from_json(data, where)
+    return _validated(data, where)
 
 
 def run_from_json(data: Any, where: str) -> EvalRun:
-    """Validate parsed run-file JSON; errors raise :class:`RunFileError` starting with ``where``."""
+    """Validate parsed run-file JSON; errors raise :class:`RunFileError` starting with ``where``.
+
+    ``data`` may come from plain :func:`json.loads`, so the limits of
+    :mod:`cogeval.data.json_limits` (nesting, finite numbers) are checked first.
+    """
+    check_json(data, f"{where} is invalid", error=RunFileError)
+    return _validated(data, where)
+
+
+def _validated(data: Any, where: str) -> EvalRun:
     if not isinstance(data, dict):
         raise RunFileError(f"{where} must hold a JSON object; got {_JSON_TYPES.get(type(data), 'a value')}")
     _check_format(where, data)
@@ -98,7 +110,7 @@ def _check_format(where: str, data: dict[str, Any]) -> None:
 
 def _describe_errors(error: ValidationError) -> str:
     problems = error.errors(include_url=False)
-    shown = [f"{_location(p['loc'])}: {_message(p)}" for p in problems[:_ERRORS_SHOWN]]
+    shown = [f"{_location(p['loc'])}: {_message(p)}" if p["loc"] else _message(p) for p in problems[:_ERRORS_SHOWN]]
     more = len(problems) - _ERRORS_SHOWN
     if more > 0:
         shown.append(f"and {more} more error{'s' if more > 1 else ''}")

@@ -11,16 +11,32 @@ ChatTarget(model='gpt-4o-mini', temperature=0)
 
 ``openai`` is imported on first use, not when cogeval is imported: by
 :meth:`ChatTarget.prepare`, which the runner awaits before any deadline starts.
+
+The rules for the client and the answer:
+
+- each event loop gets its own client (its pooled connections belong to that
+  loop), closed in that loop when the loop shuts down (``asyncio.run`` and
+  ``run_sync`` do this), or when the target is collected while the loop runs;
+  so no connection is left for the garbage collector to close on a closed loop;
+- a 200 answer that is not a chat completion (not JSON, no ``choices``, no
+  ``choices[0].message``, a ``content`` that is not text, bad ``usage``) raises
+  :class:`~cogeval.errors.ExecutionError` ``malformed completion from <url>: <what>``;
+  the runner and the judges retry it as they retry a 5xx (the request was fine,
+  the server failed to answer it; gateways do this on an upstream failure).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import os
 import weakref
-from collections.abc import Mapping
+from collections.abc import AsyncGenerator, Mapping
 from numbers import Real
 from typing import TYPE_CHECKING, Any
+
+import pydantic
 
 from cogeval._check import describe, is_real
 from cogeval.errors import ExecutionError, InputError
@@ -30,6 +46,7 @@ if TYPE_CHECKING:
     from cogeval.data import Case
 
 _PLACEHOLDER_API_KEY = "not-needed"
+_OPENAI_URL = "https://api.openai.com/v1"
 
 
 class ChatTarget(Target):
@@ -74,7 +91,8 @@ class ChatTarget(Target):
         self.prices = _checked_prices(prices)
         self.options = dict(options or {})
         self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or _PLACEHOLDER_API_KEY
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+        # loop -> (its client, the started async generator that closes the client when the loop shuts down)
+        self._clients: dict[asyncio.AbstractEventLoop, tuple[Any, AsyncGenerator[None, None]]] = {}
 
     def __repr__(self) -> str:
         shown = {"base_url": self.base_url, "system": self.system, "temperature": self.temperature,
@@ -88,21 +106,29 @@ class ChatTarget(Target):
                 "temperature": self.temperature, "maxTokens": self.max_tokens, "prices": self.prices,
                 "options": self.options}
 
+    @property
+    def server_url(self) -> str:
+        """The ``/v1`` URL requests go to: ``base_url``, else ``OPENAI_BASE_URL``, else OpenAI's."""
+        return self.base_url or os.environ.get("OPENAI_BASE_URL") or _OPENAI_URL
+
     async def prepare(self) -> None:
         """Import ``openai`` and create this event loop's client, outside any call's timeout."""
-        self._client()
+        await self._client()
 
-    def _client(self) -> Any:
-        # An AsyncOpenAI client (its connection pool) belongs to the event loop it
-        # first runs in, so keep one per loop.
+    async def _client(self) -> Any:
+        # An AsyncOpenAI client's pooled connections belong to the event loop that opened them: one client
+        # per loop, closed in that loop (by _close_with_loop), never left to the garbage collector, whose
+        # openai finaliser would close it from whatever loop runs then and meet "Event loop is closed".
         loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
+        entry = self._clients.get(loop)
+        if entry is None:
             import openai
 
             client = openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url, max_retries=0)
-            self._clients[loop] = client
-        return client
+            closer = _close_with_loop(client, weakref.ref(self), loop)
+            self._clients[loop] = entry = (client, closer)
+            await closer.asend(None)  # started, so the loop knows it and closes it at shutdown
+        return entry[0]
 
     async def call(self, case: Case, *, messages: list[dict[str, Any]] | None = None,
                    timeout: float | None = None) -> TargetResponse:
@@ -124,30 +150,94 @@ class ChatTarget(Target):
             request.setdefault("max_tokens", self.max_tokens)
         if timeout is not None:
             request["timeout"] = timeout
-        completion = await self._client().chat.completions.create(**request)
+        client = await self._client()
+        try:
+            completion = await client.chat.completions.create(**request)
+        except json.JSONDecodeError as error:  # a 200 whose body is not JSON
+            raise self._malformed(f"the body is not JSON ({error})") from None
+        except RecursionError:  # raised by the JSON decoder: a body nested too deeply to read
+            raise self._malformed("the body is nested too deeply to read") from None
         return self._response(completion)
 
+    def _malformed(self, what: str) -> ExecutionError:
+        return ExecutionError(f"malformed completion from {self.server_url}: {what}")
+
     def _response(self, completion: Any) -> TargetResponse:
-        choices = getattr(completion, "choices", None)
+        malformed = self._malformed
+        if not _is_object(completion):
+            raise malformed(f"the body is not a JSON object: {describe(completion)}")
+        choices = _field(completion, "choices")
+        if choices is None:
+            found = _field(completion, "error")  # a gateway's 200 with an error body
+            held = "" if found is None else f"; the body holds an error: {describe(found, 200)}"
+            raise malformed(f"choices is missing{held}")
+        if not isinstance(choices, list):
+            raise malformed(f"choices is not a list: {describe(choices)}")
         if not choices:
-            raise ExecutionError(
-                f"malformed chat completion from {self.model!r}: the response has no choices "
-                f"(id {getattr(completion, 'id', None)!r})"
-            )
-        message = choices[0].message
-        tool_calls = [call.model_dump() for call in message.tool_calls] if getattr(message, "tool_calls", None) else None
-        usage = getattr(completion, "usage", None)
-        input_tokens = getattr(usage, "prompt_tokens", None)
-        output_tokens = getattr(usage, "completion_tokens", None)
+            raise malformed("choices is empty")
+        if not _is_object(choices[0]):
+            raise malformed(f"choices[0] is not an object: {describe(choices[0])}")
+        message = _field(choices[0], "message")
+        if message is None:
+            raise malformed("choices[0].message is missing")
+        if not _is_object(message):
+            raise malformed(f"choices[0].message is not an object: {describe(message)}")
+        content = _field(message, "content")
+        if content is not None and not isinstance(content, str):
+            raise malformed(f"choices[0].message.content is not a string or null: {describe(content)}")
+        calls = _field(message, "tool_calls")
+        if calls is not None and (not isinstance(calls, list) or not all(_is_object(c) for c in calls)):
+            raise malformed(f"choices[0].message.tool_calls is not a list of objects: {describe(calls)}")
+        tool_calls = [_as_dict(call) for call in calls] if calls else None
+        usage = _field(completion, "usage")
+        if usage is not None and not _is_object(usage):
+            raise malformed(f"usage is not an object: {describe(usage)}")
+        input_tokens, output_tokens = (_field(usage, name) for name in ("prompt_tokens", "completion_tokens"))
+        for name, count in (("prompt_tokens", input_tokens), ("completion_tokens", output_tokens)):
+            if count is not None and not (isinstance(count, int) and not isinstance(count, bool) and count >= 0):
+                raise malformed(f"usage.{name} is not an integer >= 0: {describe(count)}")
         cost = None
         if self.prices is not None and input_tokens is not None and output_tokens is not None:
             cost = (input_tokens * self.prices["input"] + output_tokens * self.prices["output"]) / 1_000_000
         return TargetResponse(
-            message.content or "",
+            content or "",
             usage={"input_tokens": input_tokens, "output_tokens": output_tokens, "cost_usd": cost},
             tool_calls=tool_calls,
-            trace_id=getattr(completion, "id", None),
+            trace_id=_field(completion, "id"),
         )
+
+
+async def _close_with_loop(client: Any, target: weakref.ref[ChatTarget],
+                           loop: asyncio.AbstractEventLoop) -> AsyncGenerator[None, None]:
+    """Started once and never resumed: the event loop closes it, in the loop, at its shutdown
+    (``shutdown_asyncgens``), or when the target that keeps it is collected while the loop runs;
+    then it closes ``client`` and forgets it."""
+    try:
+        yield
+    finally:
+        owner = target()  # weak: the target is not kept alive by its own clients
+        if owner is not None:
+            owner._clients.pop(loop, None)
+        with contextlib.suppress(Exception):  # a connection already gone: nothing left to close
+            await client.close()
+
+
+def _is_object(value: Any) -> bool:
+    """A JSON object as the openai client hands it over: a (lax) pydantic model, or a dict when it kept one."""
+    return isinstance(value, (Mapping, pydantic.BaseModel))
+
+
+def _field(value: Any, name: str) -> Any:
+    """A JSON object's field, ``None`` when absent."""
+    if isinstance(value, Mapping):
+        return value.get(name)
+    return getattr(value, name, None)
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    if isinstance(value, pydantic.BaseModel):
+        return value.model_dump(warnings=False)  # a lax model may hold a field of the wrong type: no warning
+    return dict(value)
 
 
 def _checked_prices(prices: Any) -> dict[str, float] | None:

@@ -35,6 +35,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
 from cogeval._check import check_path, describe
+from cogeval.data.json_limits import loads
 from cogeval.data.jsonable import jsonable
 from cogeval.data.run import CaseRecord
 from cogeval.data.run_id import check_run_id
@@ -176,12 +177,12 @@ def read_pairwise_file(path: str | os.PathLike[str]) -> PairwiseFile:
     path = check_path("path", path)
     where = f"pairwise file '{path}'"
     try:
-        data = json.loads(path.read_bytes().decode("utf-8-sig"))
+        data = loads(path.read_bytes().decode("utf-8-sig"), f"{where} is invalid", error=RunFileError)
     except FileNotFoundError:
         raise FileNotFoundError(errno.ENOENT, "pairwise file not found", str(path)) from None
     except UnicodeDecodeError as error:
         raise RunFileError(f"{where} is not UTF-8 text ({error.reason} at byte {error.start})") from None
-    except ValueError as error:
+    except json.JSONDecodeError as error:
         raise RunFileError(f"{where} is not valid JSON: {error}") from None
     if not isinstance(data, dict):
         raise RunFileError(f"{where} must hold a JSON object; got {_JSON_TYPES.get(type(data), 'a value')}")

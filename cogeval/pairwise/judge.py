@@ -9,7 +9,9 @@ The judge sees the case and "response 1" and "response 2" and answers JSON
 - ``judge.samples = k`` asks each order k times and takes the most common answer
   (a tie when two answers are equally common);
 - a failed call or an answer with no winner leaves the task with no verdict and
-  the error, never a tie; the second order is not asked once the first failed.
+  the error, never a tie; the second order is not asked once the first failed;
+- an answer whose JSON nests deeper than 100 levels is such an answer (it is
+  not parsed), and any other error met judging a task fails that task alone.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Any, NamedTuple
 from cogeval._check import describe
 from cogeval.data import Case
 from cogeval.errors import InputError, SelfPreferenceWarning
+from cogeval.execution.retry import error_text
 from cogeval.pairwise.comparator import Comparator
 from cogeval.pairwise.verdict import CHOICES, PairTask, Verdict, check_key, position_verdict, read_choice
 from cogeval.scoring.judge import (
@@ -66,8 +69,39 @@ SYSTEM_PROMPT = (
     "Answer with JSON only."
 )
 _EXPECTED_ANSWER = '(expected JSON {"winner": "1" | "2" | "tie", "reasoning": ...} or \'winner: 1\')'
-_LABELLED = re.compile(r"winner\W{0,3}\s*[:=]\s*\**\s*[\"']?((?:response[\s_#-]*)?[12]|tie)\b", re.I)
+# One class for the blanks and stars after the colon: ``\s*\**\s*`` backtracks quadratically on a long blank run.
+_LABELLED = re.compile(r"winner\W{0,3}\s*[:=][\s*]*[\"']?((?:response[\s_#-]*)?[12]|tie)\b", re.I)
 
+_MAX_DEPTH = 100  # the deepest nesting of arrays and objects read in an answer (as cogeval's JSON files allow)
+
+# A JSON string (to its end, or to the end of the text when unterminated) or a bracket.
+_JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]', re.S)
+
+
+def _too_deep(candidate: str, limit: int = _MAX_DEPTH) -> bool:
+    """Whether the JSON value ``candidate`` starts with nests deeper than ``limit``, counted without recursion.
+
+    Only the first value counts (``json.loads`` reads no further), and brackets
+    inside strings do not.
+
+    >>> _too_deep("[" * 101 + "]" * 101), _too_deep('[["[[[["]] ' + "[" * 200)
+    (True, False)
+    """
+    text = candidate.lstrip()
+    if not text.startswith(("[", "{")) or text.count("[") + text.count("{") <= limit:
+        return False
+    depth = 0
+    for token in _JSON_TOKEN.finditer(text):
+        mark = token[0][0]
+        if mark in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif mark in "]}":
+            depth -= 1
+            if depth <= 0:
+                return False
+    return False
 
 
 def parse_preference(text: Any) -> Preference:
@@ -75,6 +109,7 @@ def parse_preference(text: Any) -> Preference:
 
     Tried in order: a JSON object with a ``winner`` key (the whole text, a
     fenced block, the outermost ``{...}``), then the last ``winner: X`` in prose.
+    JSON nested deeper than 100 levels is refused, unread.
 
     >>> parse_preference('{"winner": "2", "reasoning": "More precise."}')
     Preference(winner='2', reasoning='More precise.')
@@ -84,6 +119,8 @@ def parse_preference(text: Any) -> Preference:
     if not isinstance(text, str) or not text.strip():
         raise JudgeError(f"judge answer is empty: {describe(text)}")
     for candidate in json_candidates(text):
+        if _too_deep(candidate):
+            raise JudgeError(f"judge answer nested deeper than {_MAX_DEPTH} levels: {describe(text[:100])}")
         try:
             value = json.loads(candidate)
         except ValueError:
@@ -157,7 +194,10 @@ class PairwiseJudge(Comparator):
 
         async def one(task: PairTask) -> Verdict:
             async with limit:
-                return await self._verdict(task)
+                try:
+                    return await self._verdict(task)
+                except Exception as error:  # noqa: BLE001 - one task fails, the others keep their verdicts
+                    return Verdict(None, error=error_text(error))
 
         return list(await asyncio.gather(*(one(task) for task in tasks)))
 

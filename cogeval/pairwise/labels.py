@@ -26,6 +26,8 @@ from typing import Any
 from cogeval._check import check_path, check_seed, describe
 from cogeval._files import write_text_atomic
 from cogeval.data.case import sha256_hex
+from cogeval.data.json_limits import loads
+from cogeval.data.jsonable import jsonable
 from cogeval.errors import DatasetError, InputError
 from cogeval.pairwise.comparator import Comparator
 from cogeval.pairwise.sources import pair_sources
@@ -68,7 +70,7 @@ def export_pairwise_cases(source_a: Any, source_b: Any, criteria: str | Sequence
         for criterion in criteria:
             line = dict(zip(MANIFEST_FIELDS, (sha256_hex([task.task_id, criterion])[:16], task.task_id, criterion,
                                               given, response_1, response_2, first)))
-            lines.append(json.dumps(line, ensure_ascii=False, default=str) + "\n")
+            lines.append(json.dumps(jsonable(line), ensure_ascii=False, allow_nan=False) + "\n")
     return write_text_atomic(out, "".join(lines))
 
 
@@ -94,8 +96,8 @@ class LabelComparator(Comparator):
                 continue
             where = f"{self.path}: line {number}"
             try:
-                line = json.loads(raw)
-            except ValueError as error:
+                line = loads(raw, where, error=DatasetError)
+            except json.JSONDecodeError as error:
                 raise DatasetError(f"{where} is not valid JSON: {error}") from None
             if not isinstance(line, dict):
                 raise DatasetError(f"{where} must be a JSON object; got {describe(line)}")

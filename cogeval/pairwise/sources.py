@@ -23,7 +23,6 @@ A task id found twice in one source is an error naming both places.
 
 from __future__ import annotations
 
-import json
 import os
 import pathlib
 import warnings
@@ -34,6 +33,7 @@ from cogeval._check import describe
 from cogeval.compare.runs import as_run
 from cogeval.compare.store import RUN_FORMAT
 from cogeval.data import Case, EvalRun, load_run
+from cogeval.data.json_limits import loads
 from cogeval.errors import DatasetError, InputError
 from cogeval.evaluate.suite import as_dataset
 from cogeval.pairwise.verdict import PairTask, task_id
@@ -85,12 +85,14 @@ def _file_answers(path: pathlib.Path, repeats: dict[str, int]) -> list[Answer]:
         for number, line in enumerate(text.splitlines(), 1):
             if line.strip():
                 try:
-                    records.append((json.loads(line), f"{path}: line {number}"))
+                    records.append((loads(line, f"{path}: line {number}", error=DatasetError), f"{path}: line {number}"))
                 except ValueError as error:
                     raise DatasetError(f"{path}: line {number} is not valid JSON: {error}") from None
     else:
         try:
-            document = json.loads(text)
+            document = loads(text, str(path), error=DatasetError)
+        except DatasetError:
+            raise
         except ValueError as error:
             raise DatasetError(f"{path} is not valid JSON: {error}") from None
         if isinstance(document, dict) and (document.get("format") == RUN_FORMAT or "runId" in document):

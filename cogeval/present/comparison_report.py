@@ -10,8 +10,12 @@ cases and the warnings. The verdict words are the comparison's own:
 ``better``, ``worse``, ``equivalent``, ``inconclusive`` (and ``mixed`` for a run).
 
 Numbers are formatted here, only for presenting; case text and metric names
-go through :func:`~cogeval.present.markdown.markdown_cell` (Markdown) or
-jinja2 autoescape (HTML), so no case can break a table or inject HTML.
+go through :func:`~cogeval.present.markdown.markdown_cell` (Markdown: mentions and
+issue references inert too) or jinja2 autoescape (HTML), so no case can break a
+table or inject HTML; in the console report through :func:`~cogeval._text.printable`
+(escape sequences shown, rich markup never read), and the printed output through
+:func:`~cogeval._text.without_workflow_commands`. Files are written by
+:func:`~cogeval._files.write_text_atomic` (a lone surrogate as ``\\udXXX``).
 
 >>> import os, tempfile, pandas as pd
 >>> from cogeval import EvalRun, compare_runs
@@ -38,7 +42,7 @@ from typing import Any, cast
 from cogeval._check import check_choice
 from cogeval._files import write_text_atomic
 from cogeval._html import format_value
-from cogeval._text import shorten
+from cogeval._text import printable, safe_str, shorten, without_workflow_commands
 from cogeval.compare.result import VERDICT_TONES, as_run_comparison, headline, interval_text, verdict_note
 from cogeval.errors import InputError
 from cogeval.present.markdown import markdown_cell, markdown_table
@@ -265,8 +269,17 @@ def _template() -> Any:
     import jinja2
 
     source = importlib.resources.files("cogeval.present").joinpath("templates/comparison.html.j2").read_text("utf-8")
-    environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                                     finalize=_shown)
     return environment.from_string(source)
+
+
+def _shown(value: Any) -> Any:
+    """Every value the page shows: text with control characters and lone surrogates as escapes
+    (:func:`~cogeval._text.printable`), then autoescaped; the trusted figure (``Markup``) as it is."""
+    from markupsafe import Markup
+
+    return printable(value, keep="\n\t") if isinstance(value, str) and not isinstance(value, Markup) else value
 
 
 def _version() -> str:
@@ -322,38 +335,49 @@ _CONSOLE_TONES = {"good": "green", "bad": "red", "neutral": None}
 
 def _print_comparison(comparison: Any) -> None:
     """Print the console report to stdout with rich (plain text when stdout is not a terminal)."""
-    from rich import box
     from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
 
     console = Console(highlight=False)
     if not console.is_terminal:
         console = Console(highlight=False, width=200)
-    c = _run_comparison(comparison)
+    with console.capture() as capture:
+        _draw_comparison(console, _run_comparison(comparison))
+    console.file.write(without_workflow_commands(capture.get()))
+    console.file.flush()
+
+
+def _draw_comparison(console: Any, c: Any) -> None:
+    """Draw the console report on ``console``; every text from the run as plain :func:`printable` text."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    def text(value: Any, style: str = "") -> Any:
+        return Text(printable(safe_str(value)), style=style)
+
     lead, rest, tone = _headline(c)
-    console.print(Text.assemble((lead, f"bold {_CONSOLE_TONES[tone] or ''}".strip()), rest))
+    console.print(Text.assemble(text(lead, f"bold {_CONSOLE_TONES[tone] or ''}".strip()), text(rest)))
     for side, info in (("base", c.base), ("head", c.head)):
-        console.print(Text(f"{side}: {_run_label(info)} · {info.run_id or '–'} · started {info.started_at or '–'}"))
-    console.print(Text.assemble("verdict: ", (c.verdict, _CONSOLE_TONES[tone] or ""),
+        console.print(text(f"{side}: {_run_label(info)} · {info.run_id or '–'} · started {info.started_at or '–'}"))
+    console.print(Text.assemble("verdict: ", text(c.verdict, _CONSOLE_TONES[tone] or ""),
                                 f" · {_roles(c)} · {c.matched} matched, {c.added} added, {c.removed} removed · α = {c.alpha:g}"))
     if c.metrics:
         table = Table(box=box.SIMPLE_HEAD)
         for column in _METRIC_COLUMNS:
             table.add_column(column, no_wrap=True, justify="left" if column in ("metric", "role", "verdict") else "right")
         for row in _metric_rows(c):
-            table.add_row(*(Text(row[k]) for k in _METRIC_COLUMNS), style=_CONSOLE_TONES[row["tone"]])
+            table.add_row(*(text(row[k]) for k in _METRIC_COLUMNS), style=_CONSOLE_TONES[row["tone"]])
         console.print(table)
     for metric, note in _notes(c):
-        console.print(Text(f"{metric} — {note}"))
+        console.print(text(f"{metric} — {note}"))
     for g in _changes(c, _CONSOLE_CHANGES):
-        table = Table(box=box.SIMPLE_HEAD, title=Text(f"{g.metric}: {g.total} {g.direction}"), title_justify="left")
+        table = Table(box=box.SIMPLE_HEAD, title=text(f"{g.metric}: {g.total} {g.direction}"), title_justify="left")
         for column in _CHANGE_COLUMNS:
             table.add_column(column, no_wrap=column != "input", justify="left" if column in ("case", "input") else "right")
         for row in g.rows:
-            table.add_row(*(Text(row[k]) for k in _CHANGE_COLUMNS))
+            table.add_row(*(text(row[k]) for k in _CHANGE_COLUMNS))
         console.print(table)
         if g.total > len(g.rows):
-            console.print(Text(f"… and {g.total - len(g.rows)} more {g.direction} cases"))
+            console.print(text(f"… and {g.total - len(g.rows)} more {g.direction} cases"))
     for warning in c.warnings:
-        console.print(Text.assemble(("warning: ", "bold yellow"), str(warning)))
+        console.print(Text.assemble(("warning: ", "bold yellow"), text(warning)))

@@ -1,4 +1,8 @@
-"""Markdown tables whose cells no case text can break.
+"""Markdown tables whose cells no case text can break, and text that pings nobody.
+
+Every piece of text from a run goes through :func:`markdown_cell`: one line, control
+characters shown as escapes (:func:`~cogeval._text.printable`), GitHub's ``@mentions`` and
+``#123`` references made inert (:func:`~cogeval._text.unlinked`), Markdown and HTML escaped.
 
 >>> markdown_table([{"a": "x|y\\nz"}], ["a"])
 '| a |\\n| --- |\\n| x\\\\|y z |'
@@ -10,14 +14,15 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from cogeval._html import format_value
-from cogeval._text import cut, one_line
+from cogeval._text import cut, one_line, printable, unlinked
 
 _SPECIAL = str.maketrans({"|": "\\|", "\\": "\\\\", "`": "\\`", "<": "&lt;", ">": "&gt;", "*": "\\*", "_": "\\_", "[": "\\[", "]": "\\]"})
 
 
 def markdown_cell(value: Any, limit: int = 120) -> str:
-    """One table cell: one line, Markdown and HTML neutralised, cut at ``limit`` characters."""
-    return cut(one_line(format_value(value)), limit).translate(_SPECIAL)
+    """One table cell: one line, cut at ``limit`` characters, controls visible, mentions and
+    references inert, Markdown and HTML neutralised."""
+    return unlinked(printable(cut(one_line(format_value(value)), limit))).translate(_SPECIAL)
 
 
 def markdown_table(rows: Iterable[Mapping[str, Any]], columns: list[str]) -> str:

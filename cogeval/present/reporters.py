@@ -9,20 +9,29 @@ A run that failed as a whole (``result.failures``: every case errored, or a
 metric has no score on any case) says so in the first line of the console,
 Markdown and CI reports: ``FAILED: every case errored (12 of 12), first: ...``
 (in the CI report, an ``::error`` annotation).
+
+Text from the run is inert in every kind (:mod:`cogeval._text`): the console report shows
+control characters as escapes and never reads rich markup, and no line of it can start a
+GitHub Actions workflow command; Markdown pings nobody; the CI report escapes its annotations
+by GitHub's rules. A report printed (no ``path``) passes through
+:func:`~cogeval._text.terminal_text` (the ``ci`` kind, whose commands are meant for the runner,
+is escaped as it is built). The JSON report writes lone surrogates as JSON escapes
+(:func:`~cogeval.data.jsonable.json_text`); the run id is checked before it names a file.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import io
-import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from cogeval._check import check_choice, check_path
 from cogeval._files import write_text_atomic
 from cogeval._html import format_value
-from cogeval.data.jsonable import jsonable
+from cogeval._text import printable, terminal_text, without_workflow_commands, workflow_data, workflow_property
+from cogeval.data.jsonable import json_text
+from cogeval.data.run_id import check_run_id
 from cogeval.errors import InputError
 from cogeval.present.markdown import markdown_cell, markdown_table
 
@@ -35,16 +44,16 @@ def write_reports(result: Any, kind: str | Sequence[str], path: Any = None) -> l
     if not kinds:
         raise InputError(f"kind must name at least one report of {', '.join(map(repr, KINDS))}")
     kinds = [check_choice("kind", k, KINDS) for k in kinds]
+    target = None if path is None else check_path("path", path)
+    folder = target is not None and (len(kinds) > 1 or target.is_dir() or str(path).endswith(("/", "\\")))
+    run_id = check_run_id(result.run_id) if folder else None  # it names the files: checked before any is written
     written = []
     for k in kinds:
         text = render(result, k)
-        if path is None:
-            print(text)
+        if target is None:
+            print(text if k == "ci" else terminal_text(text))
             continue
-        target = check_path("path", path)
-        if len(kinds) > 1 or target.is_dir() or str(path).endswith(("/", "\\")):
-            target = target / f"{result.run_id}{KINDS[k]}"
-        written.append(str(write_text_atomic(target, text)))
+        written.append(str(write_text_atomic(target / f"{run_id}{KINDS[k]}" if folder else target, text)))
     return written
 
 
@@ -64,20 +73,23 @@ def _metric_rows(result: Any) -> list[dict[str, Any]]:
 def _console(result: Any) -> str:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     buffer = io.StringIO()
-    console = Console(file=buffer, width=110, force_terminal=False, color_system=None)
+    console = Console(file=buffer, width=110, force_terminal=False, color_system=None, highlight=False)
     stats = result.stats
     if result.failures:
-        console.print(f"FAILED: {'; '.join(result.failures)}", markup=False, highlight=False, soft_wrap=True)
-    console.print(f"{result.name or 'eval'} · run {result.run_id} · {stats.counts_text()} · {stats.duration_s:.2f} s")
+        console.print(Text(printable(f"FAILED: {'; '.join(result.failures)}")), soft_wrap=True)
+    console.print(Text(f"{printable(result.name or 'eval')} · run {printable(result.run_id)} · "
+                       f"{stats.counts_text()} · {stats.duration_s:.2f} s"))
     table = Table("metric", "better", "mean", "p50", "p95", "min", "max", "n", "missing")
     for row in _metric_rows(result):
-        table.add_row(row["metric"], row["direction"], *(format_value(row[k]) for k in ("mean", "p50", "p95", "min", "max", "count", "missing")))
+        cells = [row["metric"], row["direction"], *(format_value(row[k]) for k in ("mean", "p50", "p95", "min", "max", "count", "missing"))]
+        table.add_row(*(Text(printable(cell)) for cell in cells))
     console.print(table)
     for check in result.assertions:
-        console.print(f"{'PASS' if check.passed else 'FAIL'}  {check.name}: {check.message}", markup=False)
-    return buffer.getvalue().rstrip("\n")
+        console.print(Text(f"{'PASS' if check.passed else 'FAIL'}  {printable(check.name)}: {printable(check.message)}"))
+    return without_workflow_commands(buffer.getvalue().rstrip("\n"))
 
 
 def _json(result: Any) -> str:
@@ -99,7 +111,7 @@ def _json(result: Any) -> str:
             for r in result.results
         ],
     }
-    return json.dumps(jsonable(document), ensure_ascii=False, indent=2)
+    return json_text(document, indent=2)
 
 
 def _stats(stats: Any) -> dict[str, Any]:
@@ -116,7 +128,7 @@ def _stats(stats: Any) -> dict[str, Any]:
 def _csv(result: Any) -> str:
     frame = result.to_frame()
     for column in ("input", "expected"):
-        frame[column] = [v if isinstance(v, str) or v is None else json.dumps(jsonable(v), ensure_ascii=False) for v in frame[column]]
+        frame[column] = [v if isinstance(v, str) or v is None else json_text(v) for v in frame[column]]
     return frame.to_csv(index=False)
 
 
@@ -137,22 +149,14 @@ def _markdown(result: Any) -> str:
     return "\n".join(lines)
 
 
-def _annotation(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _property(text: str) -> str:
-    return _annotation(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def _ci(result: Any) -> str:
     means = "; ".join(f"{name} {format_value(agg.mean)}" for name, agg in result.aggregated.items())
     failures = result.failures
-    lines = [f"::error title=cogeval run failed::{_annotation('FAILED: ' + '; '.join(failures))}"] if failures else []
-    lines.append(f"::notice title=cogeval::{_annotation(f'{result.stats.counts_text()}; {means}')}")
+    lines = [f"::error title=cogeval run failed::{workflow_data('FAILED: ' + '; '.join(failures))}"] if failures else []
+    lines.append(f"::notice title=cogeval::{workflow_data(f'{result.stats.counts_text()}; {means}')}")
     for check in result.assertions:
         if not check.passed:
-            lines.append(f"::error title={_property('Assertion failed: ' + check.name)}::{_annotation(check.message)}")
+            lines.append(f"::error title={workflow_property('Assertion failed: ' + check.name)}::{workflow_data(check.message)}")
     failed = sum(not c.passed for c in result.assertions)
     verdict = " — FAILED" + (" (the run failed)" if failures else "") if failed or failures else ""
     lines.append(f"cogeval: {len(result.assertions) - failed} of {len(result.assertions)} assertions passed{verdict}")

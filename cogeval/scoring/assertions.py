@@ -32,6 +32,7 @@ import numpy as np
 from cogeval._check import check_path, is_real
 from cogeval._check import describe as _short
 from cogeval._html import key_value_table, safe_html
+from cogeval.data.json_limits import loads
 from cogeval.errors import InputError
 from cogeval.scoring.metric import check_metric_name
 from cogeval.stats import Aggregate
@@ -217,7 +218,7 @@ def read_baseline(path: str | os.PathLike[str]) -> dict[str, tuple[float, bool]]
     """
     where = f"baseline file {os.fspath(check_path('path', path))!r}"
     try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
+        document = loads(Path(path).read_text(encoding="utf-8"), where)
     except OSError as error:
         raise InputError(f"cannot read {where}: {error.strerror or error}") from None
     except ValueError as error:

@@ -16,6 +16,7 @@ from numbers import Real
 from typing import Any, NamedTuple
 
 from cogeval._check import describe as _short
+from cogeval.data.json_limits import loads
 from cogeval.errors import ExecutionError
 from cogeval.execution.target import input_text
 
@@ -73,7 +74,7 @@ class Judgement(NamedTuple):
 
 _NUMBER = r"-?\d+(?:\.\d+)?"
 _FENCE = re.compile(r"```[A-Za-z]*\s*(.*?)```", re.S)
-_LABELLED = re.compile(rf"score\**\s*[:=]\s*\**\s*({_NUMBER})(?:\s*(?:/|out of)\s*(\d+(?:\.\d+)?))?", re.I)
+_LABELLED = re.compile(rf"score\**\s*[:=][\s*]*({_NUMBER})(?:\s*(?:/|out of)\s*(\d+(?:\.\d+)?))?", re.I)
 _FRACTION = re.compile(rf"(?<![\d./])({_NUMBER})\s*/\s*(\d+(?:\.\d+)?)(?!\.?\d|/)")  # not dates like 1/2/2024
 
 
@@ -119,8 +120,8 @@ def json_candidates(text: str) -> list[str]:
 
 def _from_json(candidate: str) -> Judgement | None:
     try:
-        value = json.loads(candidate)
-    except ValueError:
+        value = loads(candidate, "judge answer", error=JudgeError, allow_nan=True)  # a NaN score is refused below
+    except json.JSONDecodeError:
         return None
     if not isinstance(value, dict):
         return None

@@ -29,6 +29,7 @@ from typing import Any
 
 from cogeval._files import write_text_atomic
 from cogeval.data import canonical_json
+from cogeval.data.json_limits import loads
 
 DEFAULT_CACHE_FOLDER = pathlib.Path(".cogeval-cache") / "judge"
 """Where ``JudgeConfig(cache=True)`` keeps answers, relative to the working directory."""
@@ -54,8 +55,8 @@ class JudgeCache:
     def get(self, key: str) -> dict[str, Any] | None:
         """The entry stored under ``key``, or ``None``."""
         try:
-            entry = json.loads(self._path(key).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            entry = loads(self._path(key).read_text(encoding="utf-8"), "judge cache entry", allow_nan=True)
+        except (OSError, ValueError):  # a missing, unreadable, hostile or half-written entry: ask the judge again
             return None
         return entry if isinstance(entry, dict) else None
 

@@ -59,8 +59,10 @@ class JudgeConfig:
       working directory (resolved when the config is made), a path keeps them
       there, ``False`` turns the cache off.
     - ``timeout`` (seconds per call), ``retries`` (extra attempts after a 429,
-      5xx, timeout or connection error; 0 to 10), ``backoff`` (seconds,
-      doubled per retry, at least the server's ``Retry-After``).
+      5xx, timeout, connection error or malformed completion; 0 to 10),
+      ``backoff`` (seconds, doubled per retry, at least the server's ``Retry-After``).
+    - The HTTP client is the :class:`~cogeval.execution.ChatTarget`'s: one per
+      event loop, closed in that loop when the loop shuts down.
     - ``prices``: ``{"input": usd, "output": usd}`` per million tokens, to
       record the judge's cost (``stats.judge_cost_usd``).
     """
@@ -132,9 +134,8 @@ class JudgeConfig:
 
     def cache_key(self, messages: list[dict[str, Any]], sample: int, response_format: Any) -> str:
         """The cache key: everything that changes the answer, never the API key."""
-        base_url = self.base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
         return JudgeCache.key({
-            "model": self.model, "base_url": base_url, "messages": messages, "temperature": self.temperature,
+            "model": self.model, "base_url": self._chat.server_url, "messages": messages, "temperature": self.temperature,
             "max_tokens": self.max_tokens, "response_format": response_format, "sample": sample,
         })
 

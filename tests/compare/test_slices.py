@@ -129,3 +129,14 @@ def test_family_wise_error_under_the_null_stays_at_alpha():
         false_alarms += bool(table["significant"].any())
     rate = false_alarms / reps
     assert rate <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / reps)  # Holm: at most alpha, within Monte Carlo error
+
+
+def test_repeated_cases_keep_their_own_slice():
+    def repeated(quality):
+        return EvalRun.from_frame(pd.DataFrame({
+            "input": ["same question"] * 2 + [f"q{i}" for i in range(20)], "occurrence": [0, 1] + [0] * 20,
+            "quality": quality, "metadata": [{"topic": t} for t in ["first", "second"] + ["first"] * 10 + ["second"] * 10],
+        }))
+
+    table = compare_runs(repeated([1.0] * 22), repeated([0.5] * 22), by="topic").slices
+    assert table.set_index("slice")["n"].to_dict() == {"first": 11, "second": 11}

@@ -312,3 +312,39 @@ def test_listing_again_reads_only_changed_files(tmp_path, monkeypatch):
     changed.save(first)
     assert [s["name"] for s in store.list()] == ["a2", "b"] and reads == [f"run file '{first}'"]
     assert store.latest().name == "a2"
+
+
+def test_opening_a_store_removes_temporaries_older_than_an_hour_only(tmp_path):
+    import os
+    import time
+
+    folder = tmp_path / "runs"
+    run = frame_run([1.0, 0.0], started_at="2026-01-01T08:00:00Z", run_id="20260101T080000000Z-0000000c")
+    RunStore(folder).save(run)
+    names = {".20260101T080000000Z-0000000d.json.k3j_x9q2.tmp": 3601, ".report.md.aaaaaaaa.tmp": 7200,
+             ".20260101T080000000Z-0000000e.json.b7c8d9e0.tmp": 3500, "notes.tmp": 7200}
+    for name, age in names.items():
+        (folder / name).write_text("{")  # what a write killed before os.replace leaves
+        os.utime(folder / name, (time.time() - age, time.time() - age))
+    store = RunStore(folder)
+    assert sorted(p.name for p in folder.iterdir()) == [
+        ".20260101T080000000Z-0000000e.json.b7c8d9e0.tmp", "20260101T080000000Z-0000000c.json", "notes.tmp"]
+    assert [s["id"] for s in store.list()] == ["20260101T080000000Z-0000000c"]
+    RunStore(tmp_path / "not yet")  # a folder that does not exist yet: nothing to clean, no error
+
+
+def test_scores_of_every_run_in_one_table_and_as_parquet(tmp_path):
+    import pandas as pd
+
+    store = RunStore(tmp_path / "runs")
+    first = EvalRun.from_frame(pd.DataFrame({"input": ["a", "b"], "q": [1.0, 0.0]}), run_id="20261022T101530123Z-00000001",
+                               started_at="2026-10-22T10:15:30.123Z")
+    second = EvalRun.from_frame(pd.DataFrame({"input": ["a"], "q": [0.5]}), run_id="20261023T101530123Z-00000002",
+                                started_at="2026-10-23T10:15:30.123Z")
+    store.save(first), store.save(second)
+    scores = store.scores()
+    assert scores[["run_id", "score"]].values.tolist() == [["20261023T101530123Z-00000002", 0.5],
+                                                           ["20261022T101530123Z-00000001", 1.0],
+                                                           ["20261022T101530123Z-00000001", 0.0]]
+    pd.testing.assert_frame_equal(pd.read_parquet(store.to_parquet(tmp_path / "all.parquet")), scores, check_dtype=False)
+    assert list(RunStore(tmp_path / "empty").scores().columns) == list(first.scores.columns)

@@ -160,3 +160,13 @@ def test_path_refuses_the_empty_string():
     with pytest.raises(InputError, match="path must be a file or folder path"):
         check_path("path", "")
     assert check_path("path", "runs") == pathlib.Path("runs")
+
+
+def test_describe_survives_a_repr_that_raises():
+    class Broken:
+        def __repr__(self):
+            raise RuntimeError("no")
+
+    assert describe(Broken()) == "<unprintable Broken>"
+    with pytest.raises(InputError, match=r"^metadata\['x'\] .*<unprintable Broken>"):
+        cogeval.EvalSuite([cogeval.Case("a")], str, metadata={"x": Broken()}, progress=False)

@@ -39,3 +39,16 @@ def test_safe_html_never_raises():
     out = Broken()._repr_html_()
     assert out.startswith("<pre>Broken: could not display (KeyError:")
     assert "<boom>" not in out
+
+
+def test_any_value_displays_even_one_whose_str_raises():
+    class Unprintable:
+        def __str__(self):
+            raise RuntimeError("no str")
+
+        __repr__ = __str__
+
+    assert escape(Unprintable()) == "&lt;unprintable Unprintable&gt;"
+    assert format_value(Unprintable()) == "<unprintable Unprintable>"
+    assert escape("cut \ud83d \x1b[31m\nnext") == "cut \\ud83d \\x1b[31m\nnext"  # encodable, visible, lines kept
+    assert "&lt;unprintable Unprintable&gt;" in html_table([{"a": Unprintable()}], ["a"])

@@ -381,14 +381,22 @@ def test_from_frame_errors_name_the_column_and_row(frame, kwargs, message):
     assert isinstance(caught.value, InputError)
 
 
-def test_from_frame_wide_error_explains_the_rule():
+def test_from_frame_keeps_text_columns_as_case_metadata():
+    frame = pd.DataFrame({"input": ["q1", "q2"], "quality": [1.0, 0.0], "topic": ["billing", None],
+                          "metadata": [{"source": "csv"}, None]})
+    run = EvalRun.from_frame(frame)
+    assert run.metric_names == ["quality"]
+    assert [r.case.metadata for r in run.results] == [{"topic": "billing", "source": "csv"}, None]
+    assert run.cases_frame["metadata"].tolist() == [{"topic": "billing", "source": "csv"}, None]
+
+
+def test_from_frame_named_metrics_must_hold_numbers():
     with pytest.raises(InputError) as caught:
-        EvalRun.from_frame(pd.DataFrame({"input": ["q"], "notes": ["hi"]}))
-    assert str(caught.value) == (
-        "column 'notes' in row 0 is not a number: 'hi' (in the wide form every column other than case_key, "
-        "context, cost_usd, duration_s, error, expected, input, input_tokens, metadata, occurrence, output, "
-        "output_tokens, run_id, trace_id, trial, turns holds a metric's scores)"
-    )
+        EvalRun.from_frame(pd.DataFrame({"input": ["q"], "notes": ["hi"]}), metrics=["notes"])
+    assert str(caught.value) == ("column 'notes' in row 0 is not a number: 'hi' (metrics= names it as a score column; "
+                                 "leave it out and a text column is case metadata)")
+    with pytest.raises(InputError, match=r"^metrics \['speed'\] are not columns of the frame \(it has: input, notes\)$"):
+        EvalRun.from_frame(pd.DataFrame({"input": ["q"], "notes": ["hi"]}), metrics=["speed"])
 
 
 def test_from_frame_reads_blank_text_cells_as_nan():
@@ -403,3 +411,16 @@ def test_from_frame_reads_blank_text_cells_as_nan():
     assert (scores["m", x], scores["n", x]) == (1.0, 0.5)
     assert math.isnan(scores["m", y]) and math.isnan(scores["n", y])
     assert (run.aggregated["m"].count, run.aggregated["m"].missing) == (1, 1)
+
+
+def test_to_parquet_writes_each_table_and_reads_back_with_pandas(tmp_path):
+    frame = pd.DataFrame({"input": ["q1", {"q": 2}], "quality": [1.0, 0.5], "topic": ["a", "b"]})
+    run = EvalRun.from_frame(frame, run_id="20261022T101530123Z-1a2b3c4d")
+    scores = pd.read_parquet(run.to_parquet(tmp_path / "scores.parquet"))
+    pd.testing.assert_frame_equal(scores, run.scores, check_dtype=False)  # text read back as pandas' str dtype
+    cases = pd.read_parquet(run.to_parquet(tmp_path / "cases.parquet", table="cases"))
+    assert cases["input"].tolist() == ["q1", '{"q": 2}']  # one type per column: non-text as its JSON
+    assert cases["metadata"].tolist() == ['{"topic": "a"}', '{"topic": "b"}']
+    assert len(pd.read_parquet(run.to_parquet(tmp_path / "results.parquet", table="results"))) == 2
+    with pytest.raises(InputError, match=r"^table must be one of"):
+        run.to_parquet(tmp_path / "x.parquet", table="changes")

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import time
 
 import pytest
-from chat_server import completion, error, malformed
+from chat_server import ChatServer, completion, error, malformed
 
 from cogeval.data import Case
 from cogeval.errors import InputError
@@ -112,12 +114,60 @@ def test_slow_server_times_out(chat_server):
     assert (outcome.output, outcome.error) == ("", "Timed out after 0.2 s")
 
 
-@pytest.mark.parametrize("reply", [malformed(), malformed({"id": "x", "choices": []})])
-def test_malformed_responses_become_errors(chat_server, reply):
-    chat_server.enqueue(reply)
+def choice(**fields):
+    return {"id": "x", "choices": [{"index": 0, "finish_reason": "stop", **fields}]}
+
+
+@pytest.mark.parametrize(("body", "what"), [
+    (b"this is not json", "the body is not JSON (Expecting value: line 1 column 1 (char 0))"),
+    (b'{"choices": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "the body is nested too deeply to read"),
+    ([1, 2], "the body is not a JSON object: [1, 2]"),
+    ({"id": "x"}, "choices is missing"),
+    ({"id": "x", "choices": None}, "choices is missing"),
+    ({"error": {"message": "upstream timed out"}}, "choices is missing; the body holds an error: "
+                                                   "{'message': 'upstream timed out'}"),
+    ({"id": "x", "choices": "abc"}, "choices is not a list: 'abc'"),
+    ({"id": "x", "choices": []}, "choices is empty"),
+    ({"id": "x", "choices": [None]}, "choices[0] is not an object: None"),
+    (choice(), "choices[0].message is missing"),
+    (choice(message=None), "choices[0].message is missing"),
+    (choice(message="hello"), "choices[0].message is not an object: 'hello'"),
+    (choice(message={"role": "assistant", "content": 5}), "choices[0].message.content is not a string or null: 5"),
+    (choice(message={"content": [{"type": "text"}]}),
+     "choices[0].message.content is not a string or null: [{'type': 'text'}]"),
+    (choice(message={"content": "hi", "tool_calls": "calc"}),
+     "choices[0].message.tool_calls is not a list of objects: 'calc'"),
+    ({**choice(message={"content": "hi"}), "usage": "many"}, "usage is not an object: 'many'"),
+    ({**choice(message={"content": "hi"}), "usage": {"prompt_tokens": "12", "completion_tokens": 1}},
+     "usage.prompt_tokens is not an integer >= 0: '12'"),
+])
+def test_malformed_completions_are_named_errors(chat_server, body, what):
+    chat_server.enqueue(malformed(body))
     [outcome] = run([Case("q")], ChatTarget("m", base_url=chat_server.url))
-    assert outcome.output == ""
-    assert outcome.error
+    assert (outcome.output, outcome.attempts) == ("", 1)
+    assert outcome.error == f"malformed completion from {chat_server.url}: {what}"
+
+
+def test_a_malformed_completion_is_retried(chat_server):
+    # The request was fine and the server failed to answer it (gateways send a 200 with an error body when an
+    # upstream fails): retried like a 5xx, within the retries asked for.
+    chat_server.enqueue(malformed(choice()), completion("second time lucky"))
+    [outcome] = run([Case("q")], ChatTarget("m", base_url=chat_server.url), retries=1)
+    assert (outcome.output, outcome.error, outcome.attempts) == ("second time lucky", None, 2)
+
+
+def test_a_null_content_is_an_empty_answer(chat_server):
+    chat_server.enqueue(malformed(choice(message={"role": "assistant", "content": None})))
+    [outcome] = run([Case("q")], ChatTarget("m", base_url=chat_server.url))
+    assert (outcome.output, outcome.error) == ("", None)
+
+
+def test_the_server_url_named_in_errors_defaults_to_the_environment_then_openai(monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert ChatTarget("m").server_url == "https://api.openai.com/v1"
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://gateway:4000/v1")
+    assert ChatTarget("m").server_url == "http://gateway:4000/v1"
+    assert ChatTarget("m", base_url="http://localhost:11434/v1").server_url == "http://localhost:11434/v1"
 
 
 def test_multi_turn_conversation_as_sent(chat_server):
@@ -142,6 +192,81 @@ def test_one_client_per_event_loop(chat_server):
     target = ChatTarget("m", base_url=chat_server.url)
     assert run([Case("a")], target)[0].output == "echo: a"
     assert run([Case("b")], target)[0].output == "echo: b"  # a second asyncio.run: a new loop, a new client
+
+
+def test_each_loops_client_is_closed_when_the_loop_shuts_down():
+    with ChatServer(keep_alive=True) as server:
+        target = ChatTarget("m", base_url=server.url)
+
+        async def ask(text):
+            client = await target._client()
+            assert await target._client() is client  # one client for the loop
+            return client, (await target.complete([{"role": "user", "content": text}])).output
+
+        first, answer = asyncio.run(ask("a"))
+        assert answer == "echo: a" and first.is_closed() and target._clients == {}
+        second, answer = asyncio.run(ask("b"))
+        assert answer == "echo: b" and second is not first and second.is_closed() and target._clients == {}
+
+
+# A fresh target's client, collected while a later loop runs, used to be closed by openai's finaliser in that
+# loop, on connections of the closed loop: "Task exception was never retrieved ... Event loop is closed".
+STRAY_TRACEBACKS = r'''
+import asyncio, gc, sys
+from cogeval import EvalSuite, JudgeConfig
+from cogeval.execution import ChatTarget
+
+url = sys.argv[1]
+
+
+async def ask(target, text):
+    return (await target.complete([{"role": "user", "content": text}])).output
+
+same = ChatTarget("m", base_url=url)  # one target, two asyncio.run calls
+print(asyncio.run(ask(same, "one")), asyncio.run(ask(same, "two")))
+
+fresh = [ChatTarget("m", base_url=url)]
+print(asyncio.run(ask(fresh[0], "three")))
+
+
+async def collect_the_first_then_ask():
+    fresh.clear()  # the first loop's target and client are collected while this loop runs
+    gc.collect()
+    await asyncio.sleep(0)
+    return await ask(ChatTarget("m", base_url=url), "four")
+
+print(asyncio.run(collect_the_first_then_ask()))
+
+for text in ("five", "six"):  # suite.run() twice in a plain script, a fresh target each time
+    result = EvalSuite([{"input": text}], ChatTarget("m", base_url=url), progress=False).run()
+    print(result.to_frame()["output"].tolist()[0])
+    gc.collect()
+
+judge = JudgeConfig("judge", base_url=url, api_key="k", cache=False)
+print(asyncio.run(judge.ask([{"role": "user", "content": "seven"}])))
+judges = [judge]
+del judge
+
+
+async def collect_the_judge_then_ask():
+    judges.clear()
+    gc.collect()
+    await asyncio.sleep(0)
+    return await JudgeConfig("judge", base_url=url, api_key="k", cache=False).ask([{"role": "user", "content": "8"}])
+
+print(asyncio.run(collect_the_judge_then_ask()))
+'''
+
+
+def test_no_event_loop_is_closed_traceback_in_a_script():
+    with ChatServer(keep_alive=True) as server:
+        done = subprocess.run([sys.executable, "-W", "always::ResourceWarning", "-c", STRAY_TRACEBACKS, server.url],
+                              capture_output=True, text=True, timeout=120)
+    assert done.stdout.splitlines() == ["echo: one echo: two", "echo: three", "echo: four", "echo: five",
+                                        "echo: six", "echo: seven", "echo: 8"], done.stderr
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "Event loop is closed" not in done.stderr, done.stderr
+    assert "ResourceWarning" not in done.stderr, done.stderr  # every client was closed, none left to the collector
 
 
 def test_repr_and_describe_hide_the_api_key():

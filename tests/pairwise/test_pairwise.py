@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from chat_server import completion, error, make_judge
+from chat_server import completion, error, make_judge, malformed
 
 import cogeval
 from cogeval import (
@@ -438,6 +438,87 @@ def test_garbage_and_server_errors_leave_no_verdict_never_a_tie(chat_server, tmp
     assert (win.n, win.wins, win.ties, win.missing) == (1, 1, 0, 2)
     frame = result.to_frame()
     assert frame["error"].notna().sum() == 2 and frame["winner"].isna().sum() == 2
+
+
+DEEP = "[" * 1000 + "]" * 1000
+
+
+def test_a_deeply_nested_answer_fails_its_task_only(chat_server, tmp_path):
+    def responder(body):
+        first = shown_first(body)
+        if first.startswith("deep"):
+            return completion('{"reasoning": "r", "winner": ' + DEEP + "}")
+        if first.startswith("huge"):
+            return completion("[" * 200_000)
+        return answer("1" if first.startswith("B") else "2")
+
+    chat_server.responder = responder
+    judge = pairwise_judge(make_judge(chat_server, tmp_path), "Better?", "j")
+    data = [{"input": "deep"}, {"input": "ok"}, {"input": "huge"}, {"input": "fine"}]
+    answers = {"deep": "deep A", "huge": "huge A"}
+    result = run_pairwise(data, lambda q: answers.get(q, "A"), lambda q: "B", [judge])
+    deep, ok, huge, fine = result.verdicts["j"]
+    assert (ok.winner, fine.winner) == ("b", "b")
+    assert deep.winner is None and deep.error == (
+        "order A/B: judge answer nested deeper than 100 levels: '{\"reasoning\": \"r\", \"winner\": "
+        f"{'[' * 27}...")
+    assert huge.winner is None and huge.error == f"order A/B: judge answer nested deeper than 100 levels: '{'[' * 56}..."
+    assert result.win_rate("j").missing == 2
+
+
+def test_an_unexpected_error_fails_its_task_only(chat_server, tmp_path, monkeypatch):
+    chat_server.responder = lambda body: answer("1" if shown_first(body) == "B" else "2")
+    judge = pairwise_judge(make_judge(chat_server, tmp_path), "Better?", "j")
+    real = type(judge)._verdict
+
+    async def verdict(self, task):
+        if task.output_a == "boom":
+            raise RecursionError("maximum recursion depth exceeded")
+        return await real(self, task)
+
+    monkeypatch.setattr(type(judge), "_verdict", verdict)
+    result = run_pairwise([{"input": "x"}, {"input": "boom"}], lambda q: "boom" if q == "boom" else "A",
+                          lambda q: "B", [judge])
+    assert [(v.winner, v.error) for v in result.verdicts["j"]] == [
+        ("b", None), (None, "RecursionError: maximum recursion depth exceeded")]
+
+
+@pytest.mark.parametrize("text", [
+    DEEP,
+    "[" * 200_000,
+    '{"winner": "1", "reasoning": ' + DEEP + "}",
+    'Here: {"winner": "2", "reasoning": {"a": ' + "[" * 150 + "}",
+    "```json\n" + "{" * 101 + "\n```",
+])
+def test_parse_preference_refuses_json_nested_past_the_limit(text):
+    with pytest.raises(JudgeError, match=r"^judge answer nested deeper than 100 levels: "):
+        parse_preference(text)
+
+
+def test_parse_preference_reads_json_nested_to_the_limit():
+    # 100 levels: the answer object and 99 arrays; brackets inside strings and after the value do not count
+    nested = "[" * 99 + "]" * 99
+    assert parse_preference('{"winner": "2", "reasoning": ' + nested + "}") == Preference("2", nested)
+    assert parse_preference('{"winner": "1", "reasoning": "' + "[" * 500 + '"}') == Preference("1", "[" * 500)
+    assert parse_preference('{"winner": "tie"} ' + "[" * 500).winner == "tie"  # not JSON; read as prose
+
+
+def test_parse_preference_reads_a_label_after_a_long_blank_run():
+    # a pattern that backtracked over the blanks took minutes here (quadratic in their number)
+    assert parse_preference("winner:" + " " * 100_000 + "2").winner == "2"
+    with pytest.raises(JudgeError, match="has no winner"):
+        parse_preference("winner:" + " " * 100_000 + "x")
+
+
+def test_a_malformed_completion_is_a_named_judge_error(chat_server, tmp_path):
+    chat_server.responder = lambda body: malformed({"id": "x", "choices": [{"index": 0, "message": None}]})
+    judge = pairwise_judge(make_judge(chat_server, tmp_path, retries=1), "Better?", "j")
+    result = run_pairwise([{"input": "q"}], lambda q: "A", lambda q: "B", [judge])
+    [verdict] = result.verdicts["j"]
+    assert verdict.winner is None and verdict.error == (
+        f"order A/B: judge call failed after 2 attempts: malformed completion from {chat_server.url}: "
+        "choices[0].message is missing")
+    assert len(chat_server.requests) == 2  # retried, as a 5xx is
 
 
 def test_swap_false_asks_once(chat_server, tmp_path):

@@ -173,6 +173,34 @@ def test_malformed_body_is_retried_then_an_error(chat_server, tmp_path):
     assert math.isnan(score.value) and "judge call failed after 2 attempts" in score.error
 
 
+@pytest.mark.parametrize(("choice", "what"), [
+    ({"index": 0}, "choices[0].message is missing"),
+    ({"index": 0, "message": None}, "choices[0].message is missing"),
+    ({"index": 0, "message": {"content": {"score": 5}}}, "choices[0].message.content is not a string or null: "
+                                                          "{'score': 5}"),
+])
+def test_a_malformed_completion_is_retried_then_a_named_error(chat_server, tmp_path, choice, what):
+    chat_server.responder = lambda body: malformed({"id": "x", "choices": [choice]})
+    score = judged(correctness(), make_judge(chat_server, tmp_path, retries=1))
+    assert math.isnan(score.value)
+    assert score.error == (f"metric 'correctness' judge call failed after 2 attempts: malformed completion from "
+                           f"{chat_server.url}: {what}")
+    assert len(chat_server.requests) == 2
+
+
+def test_a_malformed_completion_then_an_answer_scores(chat_server, tmp_path):
+    chat_server.enqueue(malformed({"id": "x"}), completion('{"score": 5, "reasoning": "ok"}'))
+    score = judged(correctness(), make_judge(chat_server, tmp_path, retries=1))
+    assert (score.value, score.error, score.details["judge_usage"]["calls"]) == (1.0, None, 2)
+
+
+def test_the_judges_client_is_closed_with_its_event_loop(chat_server, tmp_path):
+    judge = make_judge(chat_server, tmp_path, cache=False)
+    for _ in range(2):  # a new loop each time: a new client, closed when that loop shuts down
+        assert asyncio.run(judge.ask([{"role": "user", "content": "hi"}])) == "echo: hi"
+        assert judge._chat._clients == {}
+
+
 def test_server_without_structured_output_is_asked_in_plain_text(chat_server, tmp_path):
     judge = make_judge(chat_server, tmp_path)
     chat_server.enqueue(error(400, "response_format json_schema is not supported by this server"),
@@ -355,3 +383,10 @@ def test_judge_usage_totals():
     ])
     assert totals["calls"] == 2 and totals["cache_hits"] == 1 and totals["input_tokens"] == 10
     assert math.isnan(totals["cost_usd"])
+
+
+def test_a_labelled_score_after_a_long_run_of_blanks_parses_in_one_pass():
+    # Before: `score\**\s*[:=]\s*\**\s*` split a run of blanks two ways at every start, quadratic in its length;
+    # 200,000 blanks would take hours. Now the blanks are one loop.
+    answer = "score:" + " " * 200_000 + "none given. Score: 4/5"
+    assert (parse_judgement(answer).score, parse_judgement(answer).out_of) == (4.0, 5.0)
