@@ -185,8 +185,13 @@ def _interrupted_warnings(base: EvalRun, head: EvalRun) -> list[str]:
             for side, run in (("base", base), ("head", head)) if run.status == "interrupted"]
 
 
-def _digest(text: Any) -> str:
-    return "none" if text is None else hashlib.sha256(str(text).encode()).hexdigest()[:8]
+def _system_digest(target: dict[str, Any]) -> str:
+    """The SHA-256 of a target's system prompt, taken out of ``target``: ``systemSha256`` as cogeval writes it
+    now, or the digest of the ``system`` text older files hold; ``"none"`` without one."""
+    digest, text = target.pop("systemSha256", None), target.pop("system", None)
+    if digest is None and text is not None:
+        digest = hashlib.sha256(str(text).encode("utf-8", "surrogatepass")).hexdigest()
+    return "none" if digest is None else str(digest)
 
 
 def _changes_between(base: EvalRun, head: EvalRun) -> list[str]:
@@ -199,10 +204,14 @@ def _changes_between(base: EvalRun, head: EvalRun) -> list[str]:
     changed = []
     old_target, new_target = dict(old.target), dict(new.target)
     for key, label in (("model", "model"), ("system", "system prompt"), ("temperature", "temperature")):
+        if key == "system":
+            a, b = _system_digest(old_target), _system_digest(new_target)
+            if a != b:
+                changed.append(f"system prompt sha256:{a[:8]} → sha256:{b[:8]}")
+            continue
         a, b = old_target.pop(key, None), new_target.pop(key, None)
         if a != b:
-            changed.append(f"{label} sha256:{_digest(a)} → sha256:{_digest(b)}" if key == "system"
-                           else f"{label} {a!r} → {b!r}")
+            changed.append(f"{label} {a!r} → {b!r}")
     if old_target != new_target:
         keys = [k for k in dict.fromkeys([*old_target, *new_target]) if old_target.get(k) != new_target.get(k)]
         changed.append(f"target ({', '.join(map(str, keys))})")

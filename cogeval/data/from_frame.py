@@ -188,7 +188,7 @@ def _row_result(where: str, row: Mapping[str, Any], key: str, case: dict[str, An
     return {
         "case_key": key, "occurrence": ident[1], "trial": ident[2], "case": case,
         "output": row.get(col.OUTPUT), "error": None if error is None else str(error),
-        "duration": _number(f"duration_s in {where}", row.get(col.DURATION_S)),
+        "duration": _number(f"duration_s in {where}", row.get(col.DURATION_S)) * 1000,  # the file's milliseconds
         "usage": {
             "input_tokens": _row_count(where, row, col.INPUT_TOKENS) if row.get(col.INPUT_TOKENS) is not None else None,
             "output_tokens": _row_count(where, row, col.OUTPUT_TOKENS) if row.get(col.OUTPUT_TOKENS) is not None else None,

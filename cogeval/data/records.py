@@ -7,10 +7,12 @@ accepted when building one. Every float is NaN in memory where the file has
 other implementations share the format. :class:`~cogeval.data.EvalRun` (in
 :mod:`cogeval.data.run`) is the whole file.
 
->>> StatsRecord.model_validate({"total": 2, "errors": 0, "duration": 1.5, "cost": None, "judgeCalls": 4}).judge_calls
+>>> StatsRecord.model_validate({"total": 2, "errors": 0, "duration": 1500, "cost": None, "judgeCalls": 4}).judge_calls
 4
->>> StatsRecord(total=2, duration=1.5).model_dump(by_alias=True)
-{'total': 2, 'errors': 0, 'duration': 1.5, 'cost': None}
+>>> StatsRecord(total=2, duration=1500).model_dump(by_alias=True)
+{'total': 2, 'errors': 0, 'duration': 1500.0, 'cost': None}
+
+Durations are milliseconds, as in the file; the tables and ``StatsRecord.duration_s`` give seconds.
 """
 
 from __future__ import annotations
@@ -215,7 +217,7 @@ class TurnRecord(_Record):
     error: str | None = None
     """Why the turn failed (left out of the file when it did not)."""
     duration: Number = math.nan
-    """Seconds the turn took."""
+    """Milliseconds the turn took (the format's unit)."""
     usage: UsageRecord = Field(default_factory=UsageRecord)
     """Tokens and cost of the turn."""
     trace_id: str | None = None
@@ -254,7 +256,7 @@ class ResultRecord(_Record):
     error: str | None = None
     """Why the target failed, or ``None``."""
     duration: Number = math.nan
-    """Seconds the final attempt took."""
+    """Milliseconds the final attempt took (the format's unit; ``duration_s`` in :attr:`EvalRun.results_frame`)."""
     usage: UsageRecord = Field(default_factory=UsageRecord)
     """Tokens and cost of the answer."""
     trace_id: str | None = None
@@ -333,7 +335,7 @@ class StatsRecord(_Record):
     errors: _Count = 0
     """Results whose target failed."""
     duration: Number = math.nan
-    """Seconds the run took."""
+    """Milliseconds the run took (the format's unit; :attr:`duration_s` in seconds)."""
     cost: Number = math.nan
     """Total cost of the target's answers in USD; NaN (``null``) when unknown."""
     metric_errors: _Count | None = None
@@ -354,7 +356,7 @@ class StatsRecord(_Record):
     @property
     def duration_s(self) -> float:
         """The run's wall time in seconds."""
-        return self.duration
+        return self.duration / 1000
 
     @property
     def cost_usd(self) -> float:

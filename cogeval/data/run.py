@@ -51,6 +51,7 @@ from cogeval._files import write_parquet_atomic, write_text_atomic
 from cogeval._html import safe_html
 from cogeval.data.case import FIELDS, Case
 from cogeval.data.dataset import Dataset
+from cogeval.data.file_form import to_file
 from cogeval.data.from_frame import check_results, run_data_from_frame
 from cogeval.data.jsonable import jsonable
 from cogeval.data.records import (
@@ -271,9 +272,9 @@ class EvalRun(_Record):
         }
 
     def to_dict(self) -> dict[str, Any]:
-        """The run as JSON data with the file's camelCase keys, in model order (NaN as ``None``)."""
-        data: dict[str, Any] = jsonable(self.model_dump(by_alias=True))
-        return data
+        """The run as the file holds it: camelCase keys, in model order, NaN as ``None``, in the format's shape
+        (metric names, a list of prompts, the whole cost; :mod:`cogeval.data.file_form`)."""
+        return to_file(jsonable(self.model_dump(by_alias=True)))
 
     def save(self, target: str | os.PathLike[str]) -> pathlib.Path:
         """Write the run file as JSON (UTF-8, indented) and return the path written.
@@ -297,7 +298,7 @@ class EvalRun(_Record):
     def results_frame(self) -> pd.DataFrame:
         """One row per case × trial with the DESIGN §2 ``results`` columns."""
         rows = [
-            (self.run_id, r.case_key, r.occurrence, r.trial, r.output, r.error, r.duration,
+            (self.run_id, r.case_key, r.occurrence, r.trial, r.output, r.error, r.duration / 1000,
              r.usage.input_tokens, r.usage.output_tokens, r.usage.cost, r.trace_id)
             for r in self.results
         ]

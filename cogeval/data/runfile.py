@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from cogeval._check import check_path, describe
+from cogeval.data.file_form import from_file
 from cogeval.data.json_limits import check_json, loads
 from cogeval.data.records import FORMAT, VERSION
 from cogeval.data.run import EvalRun
@@ -73,7 +74,7 @@ def _validated(data: Any, where: str) -> EvalRun:
         raise RunFileError(f"{where} must hold a JSON object; got {_JSON_TYPES.get(type(data), 'a value')}")
     _check_format(where, data)
     try:
-        return EvalRun.model_validate(data)
+        return EvalRun.model_validate(from_file(data))
     except ValidationError as error:
         raise RunFileError(f"{where} is invalid: {_describe_errors(error)}") from None
 

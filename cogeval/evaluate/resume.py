@@ -125,13 +125,13 @@ def _jobs(cases: Sequence[Case], trials: int) -> dict[tuple[str, int, int], tupl
 def _outcome(record: Any, index: int, case: Case) -> CaseOutcome:
     """A result of a run file as the answer the runner gave."""
     turns = None if record.turns is None else tuple(
-        TurnOutcome(turn=i, input=t.input, output=t.output, duration_s=t.duration, input_tokens=t.usage.input_tokens,
+        TurnOutcome(turn=i, input=t.input, output=t.output, duration_s=t.duration / 1000, input_tokens=t.usage.input_tokens,
                     output_tokens=t.usage.output_tokens, cost_usd=t.usage.cost, trace_id=t.trace_id,
                     tool_calls=(t.model_extra or {}).get("toolCalls"), prompt=t.prompt.model_dump() if t.prompt else None)
         for i, t in enumerate(record.turns))
     return CaseOutcome(
         index=index, case=case, case_key=record.case_key, occurrence=record.occurrence, trial=record.trial,
-        output=record.output, error=record.error, duration_s=record.duration,
+        output=record.output, error=record.error, duration_s=record.duration / 1000,
         input_tokens=record.usage.input_tokens, output_tokens=record.usage.output_tokens, cost_usd=record.usage.cost,
         trace_id=record.trace_id, prompt=record.prompt.model_dump() if record.prompt else None,
         tool_calls=record.tool_calls, turns=turns,

@@ -61,7 +61,7 @@ def run_stats(results: Sequence[Any], judge_metrics: set[str], duration_s: float
     judge = sum(1 for name, _ in cells if name in judge_metrics)
     stats = {
         "total": len(results), "errors": sum(1 for r in results if r.error is not None),
-        "duration": duration_s, "cost": _cost(results), "metric_errors": len(cells) - judge, "judge_errors": judge,
+        "duration": _ms(duration_s), "cost": _cost(results), "metric_errors": len(cells) - judge, "judge_errors": judge,
     }
     if judged:
         usage = judge_usage_totals(s.details for r in results for name, s in r.scores.items() if name in judge_metrics)
@@ -75,6 +75,11 @@ def _cost(results: Sequence[CaseOutcome]) -> float:
     return float(sum(known)) if known else math.nan
 
 
+def _ms(seconds: float | None) -> float:
+    """Seconds (the runner's) as milliseconds (the run file's); NaN when unknown."""
+    return math.nan if seconds is None else seconds * 1000
+
+
 def _usage(item: Any) -> dict[str, Any]:
     return {"input_tokens": item.input_tokens, "output_tokens": item.output_tokens, "cost": item.cost_usd}
 
@@ -82,13 +87,13 @@ def _usage(item: Any) -> dict[str, Any]:
 def _result_record(r: Any) -> dict[str, Any]:
     """One ``results[]`` entry of the run file; the case goes in as the :class:`~cogeval.data.Case` it is."""
     turns = None if r.turns is None else [
-        {"input": t.input, "output": t.output, "duration": t.duration_s, "usage": _usage(t),
+        {"input": t.input, "output": t.output, "duration": _ms(t.duration_s), "usage": _usage(t),
          "trace_id": t.trace_id, "prompt": t.prompt, "toolCalls": t.tool_calls}  # TurnRecord keeps it as an extra key
         for t in r.turns
     ]
     return {
         "case_key": r.case_key, "occurrence": r.occurrence, "trial": r.trial, "case": r.case,
-        "output": r.output, "error": r.error, "duration": r.duration_s, "usage": _usage(r),
+        "output": r.output, "error": r.error, "duration": _ms(r.duration_s), "usage": _usage(r),
         "trace_id": r.trace_id, "prompt": r.prompt, "tool_calls": r.tool_calls, "turns": turns,
         "scores": [{"metric": name, "score": s.value, "error": s.error, "details": s.details} for name, s in r.scores.items()],
         "statistical_values": dict(r.statistical_values) or None,  # left out of the file when there are none

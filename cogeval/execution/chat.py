@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import os
 import weakref
@@ -101,8 +102,10 @@ class ChatTarget(Target):
         return f"ChatTarget(model={self.model!r}{fields})"
 
     def describe(self) -> dict[str, Any]:
-        """The configuration as a JSON-able dict for the run file (camelCase keys, as the format); never the api key."""
-        return {"type": "chat", "model": self.model, "baseUrl": self.base_url, "system": self.system,
+        """The configuration as a JSON-able dict for the run file (camelCase keys, as the format); never the api key,
+        and never the system prompt itself: its SHA-256 (``systemSha256``), so comparisons still see it change."""
+        system = None if self.system is None else hashlib.sha256(self.system.encode("utf-8", "surrogatepass")).hexdigest()
+        return {"type": "chat", "model": self.model, "baseUrl": self.base_url, "systemSha256": system,
                 "temperature": self.temperature, "maxTokens": self.max_tokens, "prices": self.prices,
                 "options": self.options}
 

@@ -254,7 +254,7 @@ def _run(data: dict[str, Any], tasks: list[dict[str, Any]], metrics: list[str], 
         },
         "results": records,
         "stats": {"total": len(records), "errors": sum(r["error"] is not None for r in records),
-                  "duration": seconds, "cost": math.nan},
+                  "duration": seconds * 1000, "cost": math.nan},  # the file's milliseconds
     }
     try:
         return EvalRun.model_validate(record)
@@ -336,7 +336,7 @@ def _result(task: Mapping[str, Any], case: Case, occurrence: int, trial: int, me
         kept["feedback"] = label_feedback
     return {
         "case_key": case.key, "occurrence": occurrence, "trial": trial, "case": case,
-        "output": _final_text(events), "error": error, "duration": _seconds(task.get("duration_ms")),
+        "output": _final_text(events), "error": error, "duration": _seconds(task.get("duration_ms")) * 1000,
         "usage": {"input_tokens": tokens.get("input"), "output_tokens": tokens.get("output"), "cost": math.nan},
         "trace_id": ref.get("trace_id") if isinstance(ref.get("trace_id"), str) and ref.get("trace_id") else None,
         "tool_calls": None if events is None else [e for e in events if _event_type(e).endswith("ToolCallEvent")],

@@ -312,7 +312,7 @@ def _stats(results: list[dict[str, Any]], duration_s: float) -> dict[str, Any]:
     costs = [r["usage"]["cost"] for r in results if not math.isnan(r["usage"]["cost"])]
     return {
         "total": len(results), "errors": sum(r["error"] is not None for r in results),
-        "duration": duration_s, "cost": sum(costs) if costs else math.nan,
+        "duration": duration_s * 1000, "cost": sum(costs) if costs else math.nan,  # the file's milliseconds
         "metric_errors": sum(s["error"] is not None for r in results if r["error"] is None for s in r["scores"]),
     }
 
@@ -332,7 +332,7 @@ def _result(sample: Any, occurrence: int, spec: Any, metrics: Mapping[str, str],
         "case_key": case.key, "occurrence": occurrence, "trial": sample.epoch - 1, "case": case,
         "output": output.completion if output else "",
         "error": None if scoring_failed else failure,
-        "duration": math.nan if duration is None else duration,
+        "duration": math.nan if duration is None else duration * 1000,  # the file's milliseconds
         "usage": _usage(sample.model_usage.get(spec.model)),
         "tool_calls": _tool_calls(sample.messages) or None,
         "scores": [scores.get(name) or _missing(name, scorer, failure, scoring_failed)

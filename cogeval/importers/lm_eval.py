@@ -278,7 +278,7 @@ def _run(lines: list[tuple[int, dict[str, Any]]], where: str, path: pathlib.Path
             "target": {"type": "lm-eval", "model": model, "task": task},
         },
         "results": records,
-        "stats": {"total": len(records), "errors": 0, "duration": seconds, "cost": math.nan},
+        "stats": {"total": len(records), "errors": 0, "duration": seconds * 1000, "cost": math.nan},  # ms
     }
     try:
         return EvalRun.model_validate(data)

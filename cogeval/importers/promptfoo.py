@@ -8,7 +8,7 @@ The mapping (field by field in ``docs/import-promptfoo.md``):
   ``description``, ``assert`` and its other fields go into the case's metadata.
 - **trials**: a test run ``--repeat N`` times (or ``options.repeat``) appears N times in a row: those are
   trials 0…N-1. A later test with the same vars is the next ``occurrence`` of that case.
-- **results**: ``response.output`` → output (``""`` when none), ``latencyMs`` → duration in seconds,
+- **results**: ``response.output`` → output (``""`` when none), ``latencyMs`` → duration (milliseconds, as the run file),
   ``response.tokenUsage`` prompt/completion and ``cost`` → usage, ``error`` → error unless the test only
   failed its assertions (then it is the ``pass`` score's reason). Other fields of the record go into the
   result's extra ``promptfoo`` key.
@@ -395,7 +395,7 @@ def _result(record: dict[str, Any], identity: _Identity, names: list[str], promp
     return {
         "case_key": identity.case.key, "occurrence": identity.occurrence, "trial": identity.trial,
         "case": identity.case, "output": "" if output is None else output, "error": error,
-        "duration": record["latencyMs"] / 1000 if is_real(record.get("latencyMs")) else math.nan,
+        "duration": float(record["latencyMs"]) if is_real(record.get("latencyMs")) else math.nan,  # ms, as the file
         "usage": _usage(record, response, where), "trace_id": _text(record.get("traceId")),
         "prompt": prompt, "scores": _scores(record, names, error), "promptfoo": _leftovers(record, response),
     }
@@ -517,7 +517,7 @@ def _aggregated(names: list[str], records: list[dict[str, Any]]) -> dict[str, An
     usage = [r["usage"] for r in records]
     tokens = [_token_sum(u) for u in usage]
     values = {
-        **by_metric, "latency": [r["duration"] for r in records], "cost": [u["cost"] for u in usage], "token_usage": tokens,
+        **by_metric, "latency": [r["duration"] / 1000 for r in records], "cost": [u["cost"] for u in usage], "token_usage": tokens,
     }
     return {name: dataclasses.asdict(aggregate(v)) for name, v in values.items()}
 

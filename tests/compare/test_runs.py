@@ -274,7 +274,7 @@ def hand_run(run_id, *, cases=("a", "b", "c"), scores=None, prompt=None, judge=N
     results = []
     for i, text in enumerate(cases):
         case = {"input": text} if metadata is None else {"input": text, "metadata": metadata}
-        record = {"case_key": Case(text).key, "case": case, "duration": 1.0,
+        record = {"case_key": Case(text).key, "case": case, "duration": 1000.0,
                   "scores": [{"metric": m, "score": values[i]} for m, values in scores.items()]}
         if prompt is not None:
             record["prompt"] = prompt

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from cogeval import _columns as col
 from cogeval.data import Case, Dataset, EvalRun, load_run
+from cogeval.data.runfile import run_from_json
 from cogeval.errors import InputError
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "runs"
@@ -65,7 +66,7 @@ def test_prompts_are_collected_from_results():
     prompt = {"key": "qa", "version_id": "v1", "version": 2, "ab_test": None}
     run = make([result(prompt=prompt)])
     assert run.prompts["qa"].version == 2
-    assert run.to_dict()["prompts"] == {"qa": {"key": "qa", "versionId": "v1", "version": 2, "abTest": None}}
+    assert run.to_dict()["prompts"] == [{"key": "qa", "versionId": "v1", "version": 2, "abTest": None}]
 
 
 def test_a_datetime_start_is_written_as_iso_utc():
@@ -164,7 +165,7 @@ def test_unknown_keys_are_kept_at_every_level(full):
 def test_optional_fields_absent_from_a_file_stay_absent():
     data = make([result(turns=[{"input": "a", "output": "b"}])]).to_dict()
     assert "error" not in data["results"][0]["turns"][0]
-    assert set(data["stats"]) == {"total", "errors", "duration", "cost"}
+    assert set(data["stats"]) == {"total", "errors", "duration", "cost", "targetCost"}
     assert data["results"][0]["case"] == {"input": "input of k1"}
     assert "statisticalValues" not in data["results"][0]
 
@@ -175,7 +176,7 @@ def test_statistical_values_keep_nan_as_null_and_come_after_the_scores():
     data = run.to_dict()["results"][0]
     assert data["statisticalValues"] == {"tool_calls": 3.0, "pages": None}
     assert list(data)[-2:] == ["scores", "statisticalValues"]
-    assert EvalRun.model_validate(run.to_dict()) == run
+    assert run_from_json(run.to_dict(), "run") == run
     with pytest.raises(ValidationError, match=r"statisticalValues.tool_calls"):
         make([result(statisticalValues={"tool_calls": "many"})])
     for fixture in ("minimal.json", "full.json"):  # files without the key load as before

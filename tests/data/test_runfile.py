@@ -64,6 +64,25 @@ def test_round_trip_load_save_load_is_equal(tmp_path, name):
     assert again.to_dict() == run.to_dict()
 
 
+def test_a_file_cogeval_wrote_before_following_the_format_loads_the_same_run():
+    """full-seconds.json is full.json as cogeval wrote it before issue 13: metric objects, seconds, a prompts map."""
+    old, new = load_run(FIXTURES / "full-seconds.json"), load_run(FIXTURES / "full.json")
+    assert old == new
+    seconds = json.loads((FIXTURES / "full-seconds.json").read_text(encoding="utf-8"))
+    assert [r.duration for r in new.results] == [r["duration"] * 1000 for r in seconds["results"]]
+    assert new.stats.duration_s == seconds["stats"]["duration"]
+
+
+def test_a_file_follows_the_format(tmp_path):
+    data = json.loads(save_run(load_run(FIXTURES / "full.json"), tmp_path / "x.json").read_text(encoding="utf-8"))
+    assert data["config"]["metrics"] == ["exact_match", "correctness"]
+    assert data["config"]["statisticalMetrics"] == ["latency", "cost"]
+    assert [m["higherIsBetter"] for m in data["config"]["statisticalMetricDetails"]] == [False, False]
+    assert data["prompts"] == [{"key": "qa-system", "versionId": "pv_123", "version": 3, "abTest": "short-vs-long"}]
+    assert data["stats"]["duration"] == 4377.0 and [r["duration"] for r in data["results"]] == [800.0, 1200.0, 2100.0]
+    assert (data["stats"]["cost"], data["stats"]["targetCost"]) == (0.0021, None)  # the judge's; the target's unknown
+
+
 def test_the_full_file_is_written_back_as_it_was_read(tmp_path):
     original = json.loads((FIXTURES / "full.json").read_text(encoding="utf-8"))
     written = json.loads(save_run(load_run(FIXTURES / "full.json"), tmp_path / "x.json").read_text(encoding="utf-8"))

@@ -2,7 +2,9 @@
 
 ``fixtures/suite-run.json`` was written by the code of commit f3e673f (before the suite's
 result became a thin holder of an :class:`EvalRun`), from the suite :func:`suite` builds here,
-with the few values that change from run to run (:data:`VOLATILE`) set to fixed ones.
+with the few values that change from run to run (:data:`VOLATILE`) set to fixed ones; regenerated
+once, on purpose, when cogeval began writing the format's own shape (metric names, a list of
+prompts, milliseconds, the whole cost: issue 13), the only change in that diff.
 Regenerate it only on purpose: ``COGEVAL_REGENERATE_FIXTURES=1 pytest tests/evaluate/test_run_file_compat.py``.
 """
 

@@ -141,22 +141,22 @@ def test_multi_turn_records_keep_each_turn_with_its_trace_id_and_prompt(saved):
     assert data["results"][0]["turns"] is None
 
 
-def test_prompts_are_collected_by_key(saved):
+def test_prompts_are_listed_one_entry_per_version_used(saved):
     _, data = saved
-    assert data["prompts"] == {
-        "support": {"key": "support", "versionId": "support_v1", "version": 1, "abTest": "arm-a"},
-        "chat": {"key": "chat", "versionId": "chat_v2", "version": 2, "abTest": "arm-a"},
-    }
+    assert [(p["key"], p["versionId"]) for p in data["prompts"]] == [  # the answer's (its last turn's), then turn 1's
+        ("support", "support_v1"), ("chat", "chat_v2"), ("chat", "chat_v1")]
 
 
 def test_config_says_how_the_run_was_made_without_functions(saved):
     _, data = saved
     config = data["config"]
-    assert config["metrics"] == [
+    assert config["metrics"] == ["exact_match", "broken"]  # the format's names; cogeval's detail beside them
+    assert config["metricDetails"] == [
         {"name": "exact_match", "higherIsBetter": True, "params": {"case_sensitive": False}, "kind": "case"},
         {"name": "broken", "higherIsBetter": True, "params": {}, "kind": "case"},
     ]
-    assert [(m["name"], m["higherIsBetter"], m["kind"]) for m in config["statisticalMetrics"]] == [
+    assert config["statisticalMetrics"] == ["latency", "cost", "token_usage"]
+    assert [(m["name"], m["higherIsBetter"], m["kind"]) for m in config["statisticalMetricDetails"]] == [
         ("latency", False, "run"), ("cost", False, "run"), ("token_usage", False, "run")]
     assert config["judge"] is None and config["trials"] == 2 and config["concurrency"] == 5
     assert config["target"] == {"type": "function", "name": "make_target.<locals>.target", "module": __name__}

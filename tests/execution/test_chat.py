@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import subprocess
 import sys
 import time
@@ -277,7 +278,8 @@ def test_repr_and_describe_hide_the_api_key():
                             "temperature=0.0, max_tokens=9)")
     described = target.describe()
     assert "secret" not in str(described)
-    assert described == {"type": "chat", "model": "m", "baseUrl": "http://localhost:11434/v1", "system": "s",
+    assert described == {"type": "chat", "model": "m", "baseUrl": "http://localhost:11434/v1",
+                         "systemSha256": hashlib.sha256(b"s").hexdigest(),  # never the instructions themselves
                          "temperature": 0.0, "maxTokens": 9, "prices": None, "options": {}}
 
 

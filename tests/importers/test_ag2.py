@@ -81,7 +81,7 @@ def test_the_run_carries_label_model_and_times():
     assert run.config.target == {"type": "ag2", "name": "trace-source:InMemoryTraceSource", "model": "gpt-4o-mini"}
     assert run.config.concurrency == 2
     assert (run.started_at, run.finished_at) == ("2026-12-01T02:00:00.000Z", "2026-12-01T02:00:04.321Z")
-    assert (run.stats.total, run.stats.errors, run.stats.duration) == (6, 1, 4.321) and math.isnan(run.stats.cost)
+    assert (run.stats.total, run.stats.errors, run.stats.duration_s) == (6, 1, 4.321) and math.isnan(run.stats.cost)
     assert run.run_id.startswith("20261201T020000000Z-") and read_ag2_run(MINI).run_id == run.run_id
 
 
@@ -89,7 +89,7 @@ def test_a_task_keeps_its_metadata_tags_trace_and_feedback():
     france = read_ag2_run(MINI).results[0]
     assert france.case.metadata == {"difficulty": "easy", "ag2": {"task_id": "france", "tags": ["europe"]}}
     assert france.output == "The capital city of France is Paris, which is also its largest city."
-    assert (france.error, france.duration) == (None, 1.42)
+    assert (france.error, france.duration) == (None, 1420.0)  # milliseconds, as the run file
     assert (france.usage.input_tokens, france.usage.output_tokens) == (120, 26) and math.isnan(france.usage.cost)
     assert france.trace_id == "0f1e2d3c4b5a69788796a5b4c3d2e1f0-france"
     assert [(c["type"], c["name"], c["arguments"]) for c in france.tool_calls] == [
@@ -104,7 +104,7 @@ def test_a_task_keeps_its_metadata_tags_trace_and_feedback():
 
 def test_a_failed_task_and_a_failed_scorer():
     canada = read_ag2_run(MINI).results[4]
-    assert (canada.output, canada.error, canada.duration) == ("", TIMEOUT, 30.0)
+    assert (canada.output, canada.error, canada.duration) == ("", TIMEOUT, 30000.0)
     assert canada.tool_calls == [] and canada.model_extra["ag2"]["events"] == []
     brevity = canada.scores[4]
     assert math.isnan(brevity.score) and brevity.error == "scorer raised: KeyError: 'body'"

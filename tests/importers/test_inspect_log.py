@@ -235,7 +235,7 @@ def test_usage_and_duration_come_from_the_sample(logs, base):
     samples = {(s.id, s.epoch): s for s in read_eval_log(str(logs["base"])).samples}
     r = result(base, "q4", trial=1)
     assert (r.usage.input_tokens, r.usage.output_tokens) == (10, 5) and math.isnan(r.usage.cost)
-    assert r.duration == samples[("q4", 2)].working_time
+    assert r.duration == samples[("q4", 2)].working_time * 1000  # milliseconds, as the run file
     assert r.inspect["total_time"] == samples[("q4", 2)].total_time
     assert r.inspect["uuid"] == samples[("q4", 2)].uuid and r.inspect["epoch"] == 2
     assert r.inspect["model_usage"] == {"mockllm/model": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}}

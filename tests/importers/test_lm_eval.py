@@ -76,7 +76,7 @@ def test_the_run_carries_model_task_and_times_from_the_results_file():
     assert list(kept["configs"]) == ["cogeval_arith"] and kept["lm_eval_version"] == "0.4.13"
     assert kept["config"]["model_args"] == "pretrained=acme/small-v1"
     assert (run.started_at, run.finished_at) == ("2026-12-01T02:00:00.000Z", "2026-12-01T02:00:12.500Z")
-    assert run.stats.duration == 12.5 and run.stats.total == 8 and run.stats.errors == 0
+    assert run.stats.duration_s == 12.5 and run.stats.total == 8 and run.stats.errors == 0
     assert run.run_id.startswith("20261201T020000000Z-") and read_lm_eval_samples(SMALL).run_id == run.run_id
 
 
