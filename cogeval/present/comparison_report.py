@@ -46,6 +46,7 @@ from cogeval._text import printable, safe_str, shorten, without_workflow_command
 from cogeval.compare.result import VERDICT_TONES, as_run_comparison, headline, interval_text, verdict_note
 from cogeval.errors import InputError
 from cogeval.present.markdown import markdown_cell, markdown_table
+from cogeval.present.slices import SLICE_COLUMNS, slice_rows
 
 KINDS = {"console": None, "markdown": ".md", "html": ".html"}
 _MARKDOWN_CHANGES = 10
@@ -238,6 +239,10 @@ def comparison_markdown(comparison: Any) -> str:
     if notes:
         lines += [f"- **{markdown_cell(metric)}** — {markdown_cell(note, limit=_HEADLINE_LIMIT)}"
                   for metric, note in notes] + [""]
+    if c.slices is not None:
+        rows = [{**r, "verdict": f"{_TONE_MARKS[r['tone']]} {r['verdict']}"} for r in slice_rows(c)]
+        lines += [f"#### Slices by {markdown_cell(c.by)} (Holm over slices × metrics)", "",
+                  markdown_table(rows, SLICE_COLUMNS), ""]
     if c.warnings:
         lines += ["> [!WARNING]"] + [f"> - {markdown_cell(w, limit=500)}" for w in c.warnings] + [""]
     groups = _changes(c, _MARKDOWN_CHANGES)
@@ -307,6 +312,7 @@ def comparison_html(comparison: Any, *, figure_html: str | None = None) -> str:
         columns=_METRIC_COLUMNS, notes=_notes(c), changes=_changes(c, _HTML_CHANGES),
         metrics=[{**r, "interval": r["interval"].replace(", ", ",\u00a0")} for r in _metric_rows(c)],  # wraps before "at"
         change_columns=_CHANGE_COLUMNS, warnings=[str(w) for w in c.warnings],
+        by=c.by, slices=slice_rows(c), slice_columns=SLICE_COLUMNS,
         figure=figure_html or None, version=_version(),
     )
 

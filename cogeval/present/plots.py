@@ -48,6 +48,7 @@ from cogeval.compare.runs import as_run, score_frame
 from cogeval.compare.store import RunStore
 from cogeval.data import EvalRun
 from cogeval.errors import InputError
+from cogeval.present.slices import slice_points, slice_span
 from cogeval.stats import wilson_interval
 
 GOOD, BAD, NEUTRAL, ACCENT = "#1a7f37", "#cf222e", "#8c959f", "#0969da"
@@ -119,9 +120,11 @@ def plot_comparison(comparison: Any) -> go.Figure:
     shown: set[str] = set()
     for row, m in enumerate(metrics, start=1):
         margin = m.margin if math.isfinite(m.margin) and m.margin > 0 else 0.0
-        span = _padded_range([m.ci.low, m.ci.high, m.difference, 0.0, -margin, margin])
+        span = _padded_range([m.ci.low, m.ci.high, m.difference, 0.0, -margin, margin, *slice_span(c, m.metric)])
         fig.add_trace(_forest_point(m, span, m.verdict not in shown), row=row, col=1)
         shown.add(m.verdict)
+        for point in slice_points(c, m.metric, _VERDICT_COLOURS, NEUTRAL):  # by=...: one per slice, under the metric
+            fig.add_trace(point, row=row, col=1)
         if margin:  # after the trace: plotly skips shapes on a subplot that has no data yet
             fig.add_vrect(x0=-margin, x1=margin, fillcolor=_MARGIN_FILL, line_width=0, layer="below", row=row, col=1)
         fig.add_vline(x=0, line_dash="dash", line_color=NEUTRAL, row=row, col=1)
@@ -131,8 +134,9 @@ def plot_comparison(comparison: Any) -> go.Figure:
                + (" · shaded: ±margin" if any(m.margin > 0 for m in metrics) else ""))
     title = (f"{_side(c.head)} (head) vs {_side(c.base)} (base): paired difference head − base<br><sup>{explain}</sup>"
              if metrics else "No metric was compared")
+    sliced = 0 if c.slices is None else len(c.slices)
     fig.update_layout(
-        title=title, height=160 + 110 * rows, template="plotly_white", hovermode="closest",
+        title=title, height=160 + 110 * rows + 26 * sliced, template="plotly_white", hovermode="closest",
         legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0, title_text="verdict "),
         margin=dict(l=10, r=10, t=110, b=40),
     )

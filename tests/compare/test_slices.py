@@ -12,7 +12,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from cogeval import EvalRun, compare_runs
+from cogeval import EvalRun, compare_runs, comparison_html, comparison_markdown
 from cogeval.compare.slices import MIN_SLICE_CASES, SLICE_COLUMNS, compare_slices
 from cogeval.errors import InputError
 
@@ -140,3 +140,20 @@ def test_repeated_cases_keep_their_own_slice():
 
     table = compare_runs(repeated([1.0] * 22), repeated([0.5] * 22), by="topic").slices
     assert table.set_index("slice")["n"].to_dict() == {"first": 11, "second": 11}
+
+
+def test_reports_and_the_forest_plot_show_the_slices():
+    base, head, *_ = planted()
+    comparison = compare_runs(base, head, by="topic")
+    html = comparison_html(comparison)
+    assert "<h2>Slices by topic</h2>" in html
+    assert html.count('<tr class="bad">') >= 1 and '<td class="t">billing</td>' in html
+    markdown = comparison_markdown(comparison)
+    assert "#### Slices by topic (Holm over slices × metrics)" in markdown
+    billing_quality = next(line for line in markdown.splitlines() if line.startswith("| billing | quality"))
+    assert billing_quality.endswith("worse |")
+    fig = comparison.plot()
+    labels = [trace.y[0] for trace in fig.data]
+    assert labels[:4] == ["quality ↑", "quality · billing", "quality · returns", "quality · shipping"]
+    assert len(fig.data) == 2 + 6  # two metrics, three slices each
+    assert "Slices by" not in comparison_html(compare_runs(base, head))

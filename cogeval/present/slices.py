@@ -1,0 +1,77 @@
+"""Slices in the reports and the forest plot: each slice × metric of ``compare_runs(..., by=...)`` shown.
+
+The HTML and Markdown reports get a table, one row per slice × metric; the forest plot gets, under each
+metric, one point per slice with its interval (a slice too small to test: its difference, no bar).
+Colours and words are the metrics' own: the verdict, against the metric's direction.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from cogeval._html import format_value
+from cogeval._text import escaped_line
+from cogeval.compare.result import VERDICT_TONES
+
+SLICE_COLUMNS = ["slice", "metric", "n", "base", "head", "difference", "interval", "p", "adjusted p", "verdict"]
+"""The reports' slices table."""
+
+
+def slice_rows(comparison: Any) -> list[dict[str, Any]]:
+    """One row of formatted cells per slice × metric over :data:`SLICE_COLUMNS`, plus its ``tone``; none unsliced."""
+    if comparison.slices is None:
+        return []
+    rows = []
+    for r in comparison.slices.to_dict("records"):
+        tested = r["test"] != "none"
+        up = comparison.metrics[r["metric"]].higher_is_better
+        rows.append({
+            "slice": str(r["slice"]), "metric": f"{r['metric']} {'↑' if up else '↓'}", "n": str(r["n"]),
+            "base": format_value(r["base"]), "head": format_value(r["head"]),
+            "difference": _signed(r["difference"]),
+            "interval": f"[{_signed(r['ci_low'])}, {_signed(r['ci_high'])}]" if tested else r["note"],
+            "p": format_value(r["p_value"]), "adjusted p": format_value(r["adjusted_p_value"]),
+            "verdict": str(r["verdict"]), "tone": VERDICT_TONES.get(r["verdict"], "neutral"),
+        })
+    return rows
+
+
+def slice_points(comparison: Any, metric: str, colours: dict[str, str], neutral: str) -> list[Any]:
+    """The forest plot's points of ``metric``'s slices (plotly scatters), labelled ``metric · slice``."""
+    import plotly.graph_objects as go
+
+    if comparison.slices is None:
+        return []
+    points = []
+    for r in comparison.slices[comparison.slices["metric"] == metric].to_dict("records"):
+        colour = colours.get(r["verdict"], neutral)
+        low, high, x = r["ci_low"], r["ci_high"], r["difference"]
+        bar = math.isfinite(low) and math.isfinite(high) and math.isfinite(x)
+        points.append(go.Scatter(
+            x=[x], y=[f"{escaped_line(metric, 30)} · {escaped_line(r['slice'], 30)}"], mode="markers",
+            name=r["verdict"], legendgroup=r["verdict"], showlegend=False,
+            marker=dict(color=colour, size=9, symbol="square" + ("" if r["significant"] else "-open"),
+                        line=dict(width=1.5, color=colour)),
+            error_x=dict(type="data", symmetric=False, array=[high - x if bar else 0.0],
+                         arrayminus=[x - low if bar else 0.0], color=colour, thickness=1.5, width=4),
+            customdata=[[escaped_line(r["slice"], 60), r["n"], r["verdict"], format_value(r["adjusted_p_value"]),
+                         escaped_line(r["note"] or "", 80)]],
+            hovertemplate=("<b>slice %{customdata[0]}</b> · %{customdata[2]}<br>difference %{x:+.4g}, n = "
+                           "%{customdata[1]}, adjusted p %{customdata[3]}<br>%{customdata[4]}<extra></extra>"),
+        ))
+    return points
+
+
+def slice_span(comparison: Any, metric: str) -> list[float]:
+    """The values the x range of ``metric``'s row must hold for its slices: differences and interval ends."""
+    if comparison.slices is None:
+        return []
+    rows = comparison.slices[comparison.slices["metric"] == metric]
+    return [*rows["difference"], *rows["ci_low"], *rows["ci_high"]]
+
+
+def _signed(value: float) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return "0" if value == 0 else f"{value:+.4g}"
