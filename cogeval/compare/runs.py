@@ -148,6 +148,7 @@ def compare_runs(
         head_info=RunInfo(head_run.run_id, head_run.name, head_run.started_at),
         warnings=run_warnings(base_run, head_run),
     )
+    comparison = dataclasses.replace(comparison, changes=_with_metadata(comparison.changes, base_run, head_run))
     if by is None:
         return comparison
     compared = {name: m.higher_is_better for name, m in comparison.metrics.items()}
@@ -156,6 +157,19 @@ def compare_runs(
                            test=test)
     return dataclasses.replace(comparison, slices=table, by=by if isinstance(by, str) else _name(by),
                                warnings=[*comparison.warnings, *slice_warnings(table)])
+
+
+def _with_metadata(changes: pd.DataFrame, *runs: EvalRun) -> pd.DataFrame:
+    """``changes`` with a last ``metadata`` column: each case's metadata (the base run's, else the head's),
+    so a breakdown by topic or difficulty needs no merge."""
+    metadata: dict[tuple[str, int], Any] = {}
+    for run in runs:
+        for r in run.results:
+            metadata.setdefault((r.case_key, r.occurrence), r.case.metadata)
+    changes = changes.copy()
+    changes[col.METADATA] = pd.Series([metadata.get((k, o)) for k, o in zip(changes[col.CASE_KEY], changes[col.OCCURRENCE])],
+                                      index=changes.index, dtype=object)
+    return changes
 
 
 def _name(function: Any) -> str:

@@ -20,6 +20,7 @@ The mapping, read through Inspect's own ``inspect_ai.log.read_eval_log``:
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import hashlib
 import json
@@ -36,6 +37,7 @@ from cogeval._check import check_path, describe
 from cogeval.data import Case, EvalRun
 from cogeval.data.run_id import iso_utc
 from cogeval.errors import InputError, RunFileError
+from cogeval.stats import aggregate
 
 _KIND = "inspect"
 """What :func:`_looks_like` answers for an Inspect log."""
@@ -199,6 +201,7 @@ def _run_data(log: Any, path: str) -> dict[str, Any]:
         "config": _config(spec, samples, metrics),
         "results": results,
         "stats": _stats(results, (finished - started).total_seconds()),
+        "aggregated": _aggregated(list(metrics), results),
         "status": None if log.status == "success" else "interrupted",
     }
 
@@ -209,6 +212,8 @@ def _config(spec: Any, samples: list[Any], metrics: Mapping[str, str]) -> dict[s
     return {
         "metrics": [{"name": name, "higher_is_better": True, "kind": "case",
                      "params": {"scorer": scorer, **options.get(scorer, {})}} for name, scorer in metrics.items()],
+        "statistical_metrics": [{"name": n, "higher_is_better": False, "params": {}, "kind": "run"}
+                                for n in ("latency", "cost", "token_usage")],  # from each sample's time and usage
         "trials": spec.config.epochs or max((s.epoch for s in samples), default=1),
         "concurrency": spec.config.max_samples or 1,
         "target": _target(spec),
@@ -306,6 +311,17 @@ def _target(spec: Any) -> dict[str, Any]:
     target = {"type": "inspect", "task": spec.task, "model": spec.model, "dataset": spec.dataset.name,
               "task_args": _jsonish(spec.task_args), "solver": spec.solver, "base_url": spec.model_base_url}
     return {key: value for key, value in target.items() if value not in (None, {})}
+
+
+def _aggregated(names: list[str], results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every metric's summary, the statistical ones too (latency in seconds, cost, tokens), as a suite writes them."""
+    values: dict[str, list[Any]] = {n: [s["score"] for r in results for s in r["scores"] if s["metric"] == n] for n in names}
+    usage = [r["usage"] for r in results]
+    values["latency"] = [r["duration"] / 1000 for r in results]
+    values["cost"] = [u["cost"] for u in usage]
+    values["token_usage"] = [sum(t for t in (u["input_tokens"], u["output_tokens"]) if t is not None)
+                             if (u["input_tokens"], u["output_tokens"]) != (None, None) else math.nan for u in usage]
+    return {name: dataclasses.asdict(aggregate(v)) for name, v in values.items()}
 
 
 def _stats(results: list[dict[str, Any]], duration_s: float) -> dict[str, Any]:

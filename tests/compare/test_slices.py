@@ -157,3 +157,11 @@ def test_reports_and_the_forest_plot_show_the_slices():
     assert labels[:4] == ["quality ↑", "quality · billing", "quality · returns", "quality · shipping"]
     assert len(fig.data) == 2 + 6  # two metrics, three slices each
     assert "Slices by" not in comparison_html(compare_runs(base, head))
+
+
+def test_changes_carry_each_cases_metadata():
+    base, head, *_ = planted()
+    changes = compare_runs(base, head).changes
+    assert list(changes.columns)[-1] == "metadata"
+    topics = {k: r.case.metadata["topic"] for r in base.results for k in [r.case_key]}
+    assert [m["topic"] for m in changes["metadata"]] == [topics[k] for k in changes["case_key"]]

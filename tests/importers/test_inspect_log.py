@@ -147,7 +147,8 @@ def test_samples_and_epochs_become_cases_and_trials(logs, base):
 
 def test_one_metric_per_scorer_value_all_higher_is_better(base):
     assert base.metric_names == ["match", "checks/correct", "checks/length"]
-    assert base.directions == {"match": True, "checks/correct": True, "checks/length": True}
+    assert base.directions == {"match": True, "checks/correct": True, "checks/length": True,
+                               "latency": False, "cost": False, "token_usage": False}
     checks = {"scorer": "checks", "options": {"strip": True}}  # the arguments the scorer was made with
     assert [m.params for m in base.config.metrics] == [{"scorer": "match"}, checks, checks]
 
@@ -239,6 +240,16 @@ def test_usage_and_duration_come_from_the_sample(logs, base):
     assert r.inspect["total_time"] == samples[("q4", 2)].total_time
     assert r.inspect["uuid"] == samples[("q4", 2)].uuid and r.inspect["epoch"] == 2
     assert r.inspect["model_usage"] == {"mockllm/model": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}}
+
+
+def test_latency_cost_and_tokens_are_statistical_metrics_of_the_samples(logs, base):
+    from inspect_ai.log import read_eval_log
+
+    times = [s.working_time for s in read_eval_log(str(logs["base"])).samples]
+    assert [(m.name, m.higher_is_better, m.kind) for m in base.config.statistical_metrics] == [
+        ("latency", False, "run"), ("cost", False, "run"), ("token_usage", False, "run")]
+    assert base.aggregated["latency"].mean == pytest.approx(sum(times) / len(times), rel=1e-12)
+    assert base.aggregated["latency"].count == len(times)
 
 
 def test_task_model_and_ids_go_in_the_runs_metadata_and_target(logs, base):
