@@ -26,7 +26,7 @@ from cogeval.evaluate.builder import EvalBuilder
 from cogeval.evaluate.rescore import arescore, rescore
 from cogeval.evaluate.result import CaseResult, EvalSuiteResult, RunStats
 from cogeval.evaluate.suite import EvalSuite
-from cogeval.evaluate.tools import EvalTool, eval_tools
+from cogeval.evaluate.tools import EvalTool, create_run_eval_tool, eval_tools
 from cogeval.execution import ChatTarget, RunInterrupted, TargetResponse
 from cogeval.pairwise import (
     Agreement,
@@ -154,6 +154,7 @@ __all__ = [
     "contains",
     "correctness",
     "cost",
+    "create_run_eval_tool",
     "eval_tools",
     "evaluate_pairwise",
     "exact_match",

@@ -11,6 +11,7 @@ raises :class:`~cogeval.errors.InputError` (a ``ValueError``)::
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import pathlib
@@ -25,6 +26,9 @@ from cogeval.errors import InputError
 
 MAX_RETRIES = 10
 """The most extra attempts any ``retries=`` argument allows (targets, judges, suites, comparisons)."""
+
+MIN_TIMEOUT_S = 0.001
+"""The shortest ``timeout=`` a run takes, in seconds (1 ms): a shorter deadline fails every call."""
 
 
 def describe(value: Any, limit: int = 60) -> str:
@@ -69,6 +73,21 @@ def check_positive_number(name: str, value: Any) -> float:
     return float(value)
 
 
+def check_timeout(name: str, value: Any) -> float:
+    """Return a timeout in seconds: a finite number >= :data:`MIN_TIMEOUT_S`.
+
+    >>> check_timeout("timeout", 0.0001)
+    Traceback (most recent call last):
+    ...
+    cogeval.errors.InputError: timeout must be at least 0.001 seconds (a shorter deadline fails every call); got 0.0001
+    """
+    seconds = check_positive_number(name, value)
+    if seconds < MIN_TIMEOUT_S:
+        raise InputError(f"{name} must be at least {MIN_TIMEOUT_S:g} seconds (a shorter deadline fails every call); "
+                         f"got {describe(value)}")
+    return seconds
+
+
 def check_path(name: str, value: Any) -> pathlib.Path:
     """Return ``value`` (a ``str`` or ``os.PathLike``) as a :class:`pathlib.Path`.
 
@@ -83,24 +102,31 @@ def check_path(name: str, value: Any) -> pathlib.Path:
 
 
 def check_seed(name: str, value: Any) -> int | np.random.Generator | None:
-    """Return a seed: ``None`` (fresh randomness), an integer >= 0 or a numpy Generator.
+    """Return a seed: ``None`` (fresh randomness), an integer >= 0, a string or a numpy Generator.
 
     The one seed rule of cogeval. Integers (numpy ones too, but not bools)
-    come back as ``int``; a ``numpy.random.Generator`` comes back as itself,
-    so ``numpy.random.default_rng(check_seed("seed", seed))`` always works::
+    come back as ``int``; a string comes back as the integer of the first 8
+    bytes (big-endian) of the SHA-256 of its UTF-8 text, the same on every
+    machine and Python version (unlike ``hash``); a ``numpy.random.Generator``
+    comes back as itself, so ``numpy.random.default_rng(check_seed("seed", seed))``
+    always works::
 
         >>> check_seed("seed", np.int64(3))
         3
+        >>> check_seed("seed", "nightly")
+        3043134503785307926
         >>> check_seed("seed", -1)
         Traceback (most recent call last):
         ...
-        cogeval.errors.InputError: seed must be None, an integer >= 0 or a numpy Generator; got -1
+        cogeval.errors.InputError: seed must be None, an integer >= 0, a string or a numpy Generator; got -1
     """
     if value is None or isinstance(value, np.random.Generator):
         return value
     if isinstance(value, Integral) and not isinstance(value, bool) and int(value) >= 0:
         return int(value)
-    raise InputError(f"{name} must be None, an integer >= 0 or a numpy Generator; got {describe(value)}")
+    if isinstance(value, str):
+        return int.from_bytes(hashlib.sha256(value.encode("utf-8", "surrogatepass")).digest()[:8], "big")
+    raise InputError(f"{name} must be None, an integer >= 0, a string or a numpy Generator; got {describe(value)}")
 
 
 def check_retries(name: str, value: Any) -> int:

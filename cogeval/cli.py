@@ -97,7 +97,7 @@ def _compare(args: argparse.Namespace) -> int:
         document = {
             "base": comparison.base, "head": comparison.head, "verdict": comparison.verdict,
             "headline": comparison.headline(), "winner": comparison.winner,
-            "matched": comparison.matched, "added": comparison.added, "removed": comparison.removed,
+            "matched": comparison.matched, "n_added": comparison.n_added, "n_removed": comparison.n_removed,
             "metrics": comparison.to_frame().to_dict("records"),
             "changes": comparison.changes.to_dict("records"), "warnings": list(comparison.warnings),
         }

@@ -41,6 +41,8 @@ def test_compare_writes_markdown_html_and_json(tmp_path, capsys):
     [row] = document["metrics"]
     # 15 cases went 1 -> 0 and none 0 -> 1: exact McNemar p = 2 * 0.5**15 (R: binom.test(0, 15))
     assert row["test"] == "mcnemar-exact" and row["p_value"] == pytest.approx(2 * 0.5**15)
+    # issue 14: the counts keep clear names in the JSON, as in to_frame() (n_added, n_improved, ...)
+    assert (document["n_added"], document["n_removed"], row["n_improved"], row["n_regressed"]) == (0, 0, 0, 15)
 
 
 def test_compare_takes_a_store_folder_for_its_newest_run(tmp_path, capsys):

@@ -127,6 +127,8 @@ def compare_scores(
     ('mcnemar-exact', 6, 0.5, 0.375, 'tie', 'inconclusive')
     >>> c.changes[["case_key", "delta", "direction"]].head(2).values.tolist()
     [['a', 1.0, 'improved'], ['b', 1.0, 'improved']]
+    >>> m.n_improved, m.n_regressed, m.improved["case_key"].tolist(), m.regressed["case_key"].tolist()
+    (4, 1, ['a', 'b', 'c', 'd'], ['f'])
     """
     base = check_scores("base", base)
     head = check_scores("head", head)
@@ -216,7 +218,7 @@ def compare_scores(
             effect_size=cohens_d(noise_floor(h - b), np.zeros(n)) if n else math.nan,
             test=tested.name, statistic=tested.statistic, p_value=float(tested.p_value), adjusted_p_value=float(adj),
             significant=significant, winner=winner(significant, interval, up),
-            improved=improved, regressed=regressed, role="decides" if name in deciding else "informs",
+            n_improved=improved, n_regressed=regressed, role="decides" if name in deciding else "informs",
             verdict=verdict(interval, up, margin, equivalent(b, h, margin, alpha)),
             margin=margin, ci_level=1 - level if not math.isnan(level) else math.nan, mde=mde, n_needed=needed,
         )
@@ -234,10 +236,8 @@ def compare_scores(
         winner="head" if heads > bases else "base" if bases > heads else "tie",
         metrics=results,
         matched=len(pairing.units),
-        added=len(pairing.added),
-        removed=len(pairing.removed),
-        added_cases=[str(k) for k in pairing.added.get_level_values(0)],
-        removed_cases=[str(k) for k in pairing.removed.get_level_values(0)],
+        added=_unpaired(pairing.added, inputs),
+        removed=_unpaired(pairing.removed, inputs),
         warnings=[*warnings, *notes],
         changes=_changes(pairing.units, pairing.base, pairing.head, changed, inputs),
         alpha=alpha,
@@ -275,6 +275,20 @@ def _info(frame: pd.DataFrame) -> RunInfo:
         ids = frame[col.RUN_ID].dropna()
         run_id = str(ids.iloc[0]) if len(ids) else None
     return RunInfo(run_id=run_id, name=None, started_at=None)
+
+
+_UNPAIRED_COLUMNS = [col.CASE_KEY, col.OCCURRENCE, col.INPUT]
+"""The ``added`` and ``removed`` tables: one row per unit only one run has."""
+
+
+def _unpaired(units: pd.MultiIndex, inputs: Mapping[str, Any]) -> pd.DataFrame:
+    """The units only one run has, in that run's order, with their inputs as in ``changes``."""
+    keys = [str(k) for k in units.get_level_values(0)]
+    return pd.DataFrame({
+        col.CASE_KEY: pd.Series(keys, dtype=object),
+        col.OCCURRENCE: pd.Series(units.get_level_values(1).to_numpy(), dtype="int64"),
+        col.INPUT: pd.Series([None if inputs.get(k) is None else as_text(inputs.get(k)) for k in keys], dtype=object),
+    }, columns=_UNPAIRED_COLUMNS)
 
 
 def _changes(

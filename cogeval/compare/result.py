@@ -27,7 +27,7 @@ _Role = Literal["decides", "informs"]
 Verdict = Literal["better", "worse", "equivalent", "inconclusive"]
 RunVerdict = Literal["better", "worse", "equivalent", "inconclusive", "mixed"]
 
-COLUMNS = [*col.COMPARISON_COLUMNS, "verdict", "role", "higher_is_better", "improved", "regressed",
+COLUMNS = [*col.COMPARISON_COLUMNS, "verdict", "role", "higher_is_better", "n_improved", "n_regressed",
            "margin", "ci_level", "mde", "n_needed", "statistic"]
 """The comparison table: the DESIGN §2 columns, then the verdict and what backs it. Its ``test``,
 ``n``, ``statistic`` and ``p_value`` are those every statistics result's row starts with, so the
@@ -44,7 +44,7 @@ class _Fields:
 
     def keys(self) -> list[str]:
         """The field names, so ``dict(result)`` works."""
-        return [f.name for f in dataclasses.fields(self)]  # type: ignore[arg-type]
+        return [f.name for f in dataclasses.fields(self) if not f.name.startswith("_")]  # type: ignore[arg-type]
 
     def __contains__(self, name: object) -> bool:
         return name in self.keys()
@@ -76,9 +76,10 @@ class MetricComparison(_Fields):
     verdict) or ``informs``. ``mde`` is the smallest difference this
     comparison could detect with power 0.8 at its level, ``n_needed`` the
     cases needed to detect ``margin`` (or the observed difference when no
-    margin is set); ``improved`` and ``regressed`` count the cases that moved
-    for or against head; ``statistic`` is the test's (t, McNemar's chi-square
-    or Wilcoxon's V).
+    margin is set); ``n_improved`` and ``n_regressed`` count the cases that moved
+    for or against head, and :attr:`improved` / :attr:`regressed` are those
+    cases (this metric's rows of the comparison's ``changes``); ``statistic``
+    is the test's (t, McNemar's chi-square or Wilcoxon's V).
     """
 
     metric: str
@@ -94,8 +95,8 @@ class MetricComparison(_Fields):
     adjusted_p_value: float
     significant: bool
     winner: Side
-    improved: int
-    regressed: int
+    n_improved: int
+    n_regressed: int
     role: _Role = "decides"
     verdict: Verdict = "inconclusive"
     margin: float = 0.0
@@ -103,12 +104,31 @@ class MetricComparison(_Fields):
     mde: float = math.nan
     n_needed: int | None = None
     statistic: float = math.nan
+    _changes: pd.DataFrame | None = dataclasses.field(default=None, compare=False, repr=False)
+    """The comparison's ``changes`` (set by :class:`RunComparison`); not part of equality, hash or repr."""
 
     def to_dict(self) -> dict[str, Any]:
         """The row of the comparison table (``ci`` split into ``ci_low``/``ci_high``)."""
-        row = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "ci"}
+        row = {name: getattr(self, name) for name in self.keys() if name != "ci"}
         row[col.CI_LOW], row[col.CI_HIGH] = self.ci
         return row
+
+    @property
+    def improved(self) -> pd.DataFrame:
+        """The cases that moved for head on this metric: its ``improved`` rows of ``changes``, largest move first
+        (the index is that of ``changes``; empty when the metric stands alone, outside a comparison)."""
+        return self._moved("improved")
+
+    @property
+    def regressed(self) -> pd.DataFrame:
+        """The cases that moved against head on this metric: its ``regressed`` rows of ``changes``, largest first."""
+        return self._moved("regressed")
+
+    def _moved(self, direction: str) -> pd.DataFrame:
+        changes = self._changes
+        if changes is None:
+            return pd.DataFrame(columns=[*col.CHANGES_COLUMNS, col.OCCURRENCE])
+        return changes[(changes[col.METRIC] == self.metric) & (changes[col.DIRECTION] == direction)]
 
     @safe_html
     def _repr_html_(self) -> str:
@@ -123,9 +143,11 @@ class RunComparison:
     ``verdict`` is the run's: ``better``/``worse`` when some deciding metric
     is better/worse and none the other way, ``mixed`` when both, ``equivalent``
     when every deciding metric is, else ``inconclusive``; ``winner`` is the
-    side more deciding metrics name. ``matched`` counts the paired cases,
-    ``added``/``removed`` the cases only head/base has (their keys in
-    ``added_cases``/``removed_cases``); ``margins`` are the margins used.
+    side more deciding metrics name. ``matched`` counts the paired cases;
+    ``added``/``removed`` are the cases only head/base has (a table of
+    ``case_key``, ``occurrence``, ``input``, one row per unit, in head/base
+    order), ``n_added``/``n_removed`` their counts; ``margins`` are the margins used.
+    Each metric's ``improved``/``regressed`` are its rows of ``changes``.
     """
 
     base: RunInfo
@@ -133,10 +155,8 @@ class RunComparison:
     winner: Side
     metrics: Mapping[str, MetricComparison]
     matched: int
-    added: int
-    removed: int
-    added_cases: Sequence[str]
-    removed_cases: Sequence[str]
+    added: pd.DataFrame
+    removed: pd.DataFrame
     warnings: Sequence[str]
     changes: pd.DataFrame
     alpha: float
@@ -148,9 +168,29 @@ class RunComparison:
     by: str | None = None
     """What the cases were sliced by: the metadata field, or the function's name."""
 
+    def __post_init__(self) -> None:
+        # Each metric reads its improved/regressed cases from these changes (a replaced comparison relinks its own copies).
+        linked = {name: dataclasses.replace(m, _changes=self.changes) for name, m in self.metrics.items()}
+        object.__setattr__(self, "metrics", linked)
+
+    def __repr__(self) -> str:
+        return (f"RunComparison(head={self.head.name or self.head.run_id!r}, base={self.base.name or self.base.run_id!r}, "
+                f"verdict={self.verdict!r}, metrics={list(self.metrics)!r}, matched={self.matched}, "
+                f"n_added={self.n_added}, n_removed={self.n_removed}, changes={len(self.changes)} rows)")
+
+    @property
+    def n_added(self) -> int:
+        """How many units (case × occurrence) only head has."""
+        return len(self.added)
+
+    @property
+    def n_removed(self) -> int:
+        """How many units only base has."""
+        return len(self.removed)
+
     def to_frame(self) -> pd.DataFrame:
         """The comparison table: one row per metric, the DESIGN §2 columns then ``verdict``, ``role``,
-        ``higher_is_better``, ``improved``, ``regressed``, ``margin``, ``ci_level``, ``mde``, ``n_needed``.
+        ``higher_is_better``, ``n_improved``, ``n_regressed``, ``margin``, ``ci_level``, ``mde``, ``n_needed``.
 
         Sliced (``by``), it starts with a ``slice`` column: the whole comparison's rows have ``None``,
         then come the :attr:`slices` rows (their columns; the others empty)."""
@@ -201,13 +241,13 @@ class RunComparison:
              col.HEAD: m.head, col.DIFFERENCE: m.difference, "interval": interval_text(m), "effect size": m.effect_size,
              col.TEST: m.test, col.N: m.n, "p": m.p_value, "adjusted p": m.adjusted_p_value,
              "verdict": _VERDICT_BADGES[m.verdict], "mde": m.mde, "n needed": m.n_needed,
-             "improved": m.improved, "regressed": m.regressed}
+             "improved": m.n_improved, "regressed": m.n_regressed}
             for name, m in self.metrics.items()
         ]
         lead = (
             f'<div class="cogeval">{_VERDICT_BADGES[self.verdict]} {escape(headline(self))} · '
             f"{escape(self.head.name or self.head.run_id)} (head) vs {escape(self.base.name or self.base.run_id)} (base) · "
-            f"{self.added} added, {self.removed} removed cases</div>"
+            f"{self.n_added} added, {self.n_removed} removed cases</div>"
         )
         table = html_table(
             rows, [col.METRIC, "role", col.BASE, col.HEAD, col.DIFFERENCE, "interval", "effect size", col.TEST, col.N,

@@ -160,16 +160,33 @@ def compare_runs(
 
 
 def _with_metadata(changes: pd.DataFrame, *runs: EvalRun) -> pd.DataFrame:
-    """``changes`` with a last ``metadata`` column: each case's metadata (the base run's, else the head's),
-    so a breakdown by topic or difficulty needs no merge."""
+    """``changes`` with ``base_trace_id``, ``head_trace_id``, ``base_prompt_version``, ``head_prompt_version``
+    (each side's first trial of the unit; None where the run has none) and a last ``metadata`` column: each
+    case's metadata (the base run's, else the head's), so a breakdown by topic or difficulty needs no merge."""
     metadata: dict[tuple[str, int], Any] = {}
     for run in runs:
         for r in run.results:
             metadata.setdefault((r.case_key, r.occurrence), r.case.metadata)
     changes = changes.copy()
+    units = list(zip(changes[col.CASE_KEY], changes[col.OCCURRENCE]))
+    for side, run in zip(("base", "head"), runs):
+        first: dict[tuple[str, int], Any] = {}
+        for r in sorted(run.results, key=lambda r: r.trial):
+            first.setdefault((r.case_key, r.occurrence), r)
+        found = [first.get(unit) for unit in units]
+        changes[f"{side}_trace_id"] = pd.Series([r and r.trace_id for r in found], index=changes.index, dtype=object)
+        changes[f"{side}_prompt_version"] = pd.Series([r and _prompt_version(r.prompt) for r in found],
+                                                       index=changes.index, dtype=object)
     changes[col.METADATA] = pd.Series([metadata.get((k, o)) for k, o in zip(changes[col.CASE_KEY], changes[col.OCCURRENCE])],
                                       index=changes.index, dtype=object)
     return changes
+
+
+def _prompt_version(prompt: Any) -> Any:
+    """A result's prompt version: its ``version``, else its ``version_id``; None without a prompt."""
+    if prompt is None:
+        return None
+    return prompt.version if prompt.version is not None else prompt.version_id
 
 
 def _name(function: Any) -> str:

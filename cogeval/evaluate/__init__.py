@@ -9,7 +9,7 @@ from cogeval.evaluate.builder import EvalBuilder
 from cogeval.evaluate.rescore import arescore, rescore
 from cogeval.evaluate.result import EXIT_ASSERTION_FAILED, EXIT_RUN_FAILED, CaseResult, EvalSuiteResult, RunStats
 from cogeval.evaluate.suite import EvalSuite, arun_interleaved
-from cogeval.evaluate.tools import EvalTool, eval_tools
+from cogeval.evaluate.tools import EvalTool, create_run_eval_tool, eval_tools
 
 __all__ = [
     "EXIT_ASSERTION_FAILED",
@@ -22,6 +22,7 @@ __all__ = [
     "RunStats",
     "arescore",
     "arun_interleaved",
+    "create_run_eval_tool",
     "eval_tools",
     "rescore",
 ]

@@ -5,12 +5,17 @@
 ...          .with_target(lambda q: q).with_metrics(exact_match()).with_progress(False).build())
 >>> suite.run().aggregated["exact_match"].mean
 1.0
+
+``with_metrics``, ``with_statistical_metrics`` and ``with_assertions`` take
+their items as arguments or as one list (``.with_metrics([exact_match()])``);
+each call adds to the earlier ones.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from cogeval._check import check_timeout
 from cogeval.errors import InputError
 from cogeval.evaluate.suite import EvalSuite
 
@@ -31,23 +36,26 @@ class EvalBuilder:
     def with_target(self, target: Any) -> EvalBuilder:
         return self._set("target", target)
 
+    def _add(self, key: str, items: tuple[Any, ...]) -> EvalBuilder:
+        return self._set(key, [*self._options.get(key, []), *_flattened(items)])
+
     def with_metrics(self, *metrics: Any) -> EvalBuilder:
-        return self._set("metrics", [*self._options.get("metrics", []), *metrics])
+        return self._add("metrics", metrics)
 
     def with_statistical_metrics(self, *metrics: Any) -> EvalBuilder:
-        return self._set("statistical_metrics", [*self._options.get("statistical_metrics", []), *metrics])
+        return self._add("statistical_metrics", metrics)
 
     def with_judge(self, judge: Any) -> EvalBuilder:
         return self._set("judge", judge)
 
     def with_assertions(self, *assertions: Any) -> EvalBuilder:
-        return self._set("assertions", [*self._options.get("assertions", []), *assertions])
+        return self._add("assertions", assertions)
 
     def with_concurrency(self, concurrency: int) -> EvalBuilder:
         return self._set("concurrency", concurrency)
 
     def with_timeout(self, timeout: float) -> EvalBuilder:
-        return self._set("timeout", timeout)
+        return self._set("timeout", check_timeout("timeout", timeout))
 
     def with_retries(self, retries: int) -> EvalBuilder:
         return self._set("retries", retries)
@@ -73,3 +81,10 @@ class EvalBuilder:
             if part not in self._options:
                 raise InputError(f"EvalBuilder needs a {part}: call .with_{part}(...) before .build()")
         return EvalSuite(**self._options)
+
+
+def _flattened(items: tuple[Any, ...]) -> list[Any]:
+    """The items given as arguments, or as one list or tuple of them (``f(a, b)`` or ``f([a, b])``)."""
+    if len(items) == 1 and isinstance(items[0], (list, tuple)):
+        return list(items[0])
+    return list(items)

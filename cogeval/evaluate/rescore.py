@@ -36,15 +36,16 @@ def rescore(run: Any, metrics: Sequence[Metric], judge: JudgeConfig | None = Non
 
     Returns a new run (new ``run_id``) with the same results: each metric's
     scores replace the run's scores of that name, or are added after them;
-    other metrics' scores are kept. Judge metrics need ``judge``; with its
-    cache on, re-scoring what was already judged makes no calls.
+    other metrics' scores are kept. Judge metrics need ``judge``, unless they
+    have their own (``correctness(judge=...)``, which wins over ``judge``);
+    with a judge's cache on, re-scoring what was already judged makes no calls.
 
     - ``metadata["rescore"]`` records ``from_run_id``, the rescored ``metrics``,
       the ``judge`` (``JudgeConfig.describe()``) and ``duration_s``;
       ``config.metrics`` and ``config.judge`` are updated.
     - ``stats`` keeps the target's counts, time and cost; ``metricErrors`` and
-      ``judgeErrors`` are recounted; with a judge, the judge's calls, cache
-      hits, tokens and ``judgeCost`` are this rescore's.
+      ``judgeErrors`` are recounted; with a judge (``judge`` or a metric's
+      own), the calls, cache hits, tokens and ``judgeCost`` of every judge are this rescore's.
     - The run's old assertion results are dropped (they judged the old
       scores); ``assertions`` are checked against the new aggregates.
 
@@ -115,9 +116,10 @@ def _checked_metrics(metrics: Any, judge: Any) -> list[Metric]:
         if m.name in seen:
             raise InputError(f"rescore metrics has two metrics named {m.name!r}; give one of them another name")
         seen.add(m.name)
-    needing = [m.name for m in metrics if m.requires_judge]
+    needing = [m.name for m in metrics if m.requires_judge and getattr(m, "judge", None) is None]
     if needing and judge is None:
-        raise InputError(f"metric {needing[0]!r} needs a judge: pass judge=JudgeConfig(model=...)")
+        raise InputError(f"metric {needing[0]!r} needs a judge: pass judge=JudgeConfig(model=...) to rescore "
+                         "or to the metric")
     if judge is not None and not isinstance(judge, JudgeConfig):
         raise InputError(f"judge must be a JudgeConfig(model=...) or None; got {describe(judge)}")
     return metrics
@@ -149,7 +151,7 @@ def _stats(source: EvalRun, stats: dict[str, Any], new_scores: list[dict[str, Sc
     new_cells = [(name, s) for scores in new_scores for name, s in scores.items() if s.error is not None]
     new_judge = sum(name in judged for name, _ in new_cells)
     stats.update(judge_errors=kept_judge + new_judge, metric_errors=kept - kept_judge + len(new_cells) - new_judge)
-    if judge is not None:
+    if judge is not None or any(isinstance(getattr(m, "judge", None), JudgeConfig) for m in metrics):
         usage = judge_usage_totals(s.details for scores in new_scores for name, s in scores.items() if name in judged)
         stats.update(judge_cost=usage["cost_usd"], judge_calls=usage["calls"], judge_cache_hits=usage["cache_hits"],
                      judge_input_tokens=usage["input_tokens"], judge_output_tokens=usage["output_tokens"])

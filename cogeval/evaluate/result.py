@@ -247,7 +247,7 @@ class EvalSuiteResult:
         return self.run.plot(metric)
 
     def report(self, kind: str | Sequence[str] = "console", path: Any = None) -> list[str]:
-        """Write reports: ``console``, ``json``, ``csv``, ``markdown`` or ``ci`` (or a list of them).
+        """Write reports: ``console``, ``json``, ``csv``, ``markdown``, ``ci`` or ``html`` (or a list of them).
 
         Without ``path`` a report is printed; with one it is written there (a
         folder when several kinds are asked for). Returns the paths written.

@@ -24,10 +24,11 @@ import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from cogeval._check import check_json_metadata, check_positive_int, check_positive_number, check_retries, describe
+from cogeval._check import check_json_metadata, check_positive_int, check_retries, check_timeout, describe
 from cogeval.data import Case, Dataset
 from cogeval.data.run_id import iso_utc, new_run_id, utc_now
 from cogeval.errors import InputError
+from cogeval.evaluate.progress import ProgressBar
 from cogeval.evaluate.result import CaseResult, EvalSuiteResult
 from cogeval.evaluate.resume import Checkpoint, Finished, earlier_work
 from cogeval.evaluate.run_record import run_stats, suite_run
@@ -114,9 +115,11 @@ class EvalSuite:
         clash = {m.name for m in self.metrics} & {m.name for m in self.statistical_metrics}
         if clash:
             raise InputError(f"metrics and statistical_metrics both have a metric named {sorted(clash)[0]!r}")
-        needing_judge = [m.name for m in self.metrics if getattr(m, "requires_judge", False)]
+        judged = [m for m in self.metrics if getattr(m, "requires_judge", False)]
+        needing_judge = [m.name for m in judged if getattr(m, "judge", None) is None]  # a metric's own judge wins
         if needing_judge and judge is None:
-            raise InputError(f"metric {needing_judge[0]!r} needs a judge: pass judge=JudgeConfig(model=...)")
+            raise InputError(f"metric {needing_judge[0]!r} needs a judge: pass judge=JudgeConfig(model=...) to the "
+                             "suite or to the metric")
         if judge is not None and not isinstance(judge, JudgeConfig):
             raise InputError(f"judge must be a JudgeConfig(model=...) or None; got {describe(judge)}")
         self.judge = judge
@@ -133,7 +136,7 @@ class EvalSuite:
                     f"got {describe(item)}"
                 )
         self.concurrency = check_positive_int("concurrency", concurrency)
-        self.timeout = check_positive_number("timeout", timeout)
+        self.timeout = check_timeout("timeout", timeout)
         self.retries = check_retries("retries", retries)
         self.trials = check_positive_int("trials", trials)
         if on_progress is not None and not callable(on_progress):
@@ -144,13 +147,14 @@ class EvalSuite:
             raise InputError(f"name must be a string; got {describe(name)}")
         self.name = name
         self.metadata = check_json_metadata("metadata", metadata)
-        if needing_judge:  # a judge that judges its own model's answers: say so now, before any call
+        if judged:  # a judge (the suite's or a metric's own) that judges its own model's answers: say so now
             from cogeval.errors import SelfPreferenceWarning
             from cogeval.scoring.judge import self_preference_message
 
-            message = self_preference_message(self.judge, self.target)
-            if message is not None:
-                warnings.warn(message, SelfPreferenceWarning, stacklevel=2)
+            judges = [getattr(m, "judge", None) or self.judge for m in judged]
+            for message in dict.fromkeys(self_preference_message(j, self.target) for j in judges):  # each once
+                if message is not None:
+                    warnings.warn(message, SelfPreferenceWarning, stacklevel=2)
 
     def __repr__(self) -> str:
         names = [m.name for m in self.metrics + self.statistical_metrics]
@@ -218,11 +222,12 @@ class EvalSuite:
         directions = {m.name: m.higher_is_better for m in self.metrics + self.statistical_metrics}
         checks = [a.check(aggregated, directions) for a in self.assertions]
         judge_metrics = {m.name for m in self.metrics if getattr(m, "requires_judge", False)}
+        judged = self.judge is not None or any(isinstance(getattr(m, "judge", None), JudgeConfig) for m in self.metrics)
         run = suite_run(
             run_id=run_id, name=self.name, metadata=self.metadata, status=status,
             started_at=started_at, finished_at=iso_utc(utc_now()), dataset=dataset, config=self.config(),
             results=results, aggregated=aggregated, assertions=checks,
-            stats=run_stats(results, judge_metrics, duration, judged=self.judge is not None),
+            stats=run_stats(results, judge_metrics, duration, judged=judged),  # every judge: the suite's, a metric's
         )
         return EvalSuiteResult(run, results)
 
@@ -315,12 +320,28 @@ async def _run_suites(suites: Sequence[EvalSuite], max_cases: int | None, *, res
         if checkpoint is not None and checkpoint.due():
             checkpoint.write(result(0, "interrupted").run)
 
+    callback_failed: set[int] = set()  # the suites whose on_progress raised (warned once)
+
     def on_outcome(position: int, outcome: Any, completed: int, count: int) -> None:
-        works[position].outcomes[outcome.index * first.trials + outcome.trial] = outcome
+        """Keep ``outcome`` (one reported again counts a late cost: it replaces the kept one, scored or not, and
+        is no progress); an ``on_progress`` that raises gets one ``RuntimeWarning`` and the run goes on."""
+        work, job = works[position], outcome.index * first.trials + outcome.trial
+        again, work.outcomes[job] = job in work.outcomes, outcome
+        if again and job in work.results:
+            work.results[job] = dataclasses.replace(work.results[job], cost_usd=outcome.cost_usd,
+                                                    late_cost_usd=outcome.late_cost_usd)
+        if again:
+            return
         bars[position].update()
         callback = suites[position].on_progress
-        if callback is not None:
-            callback({"completed": completed, "total": count, "current_case": outcome.case})
+        try:
+            if callback is not None:
+                callback({"completed": completed, "total": count, "current_case": outcome.case})
+        except Exception as error:  # noqa: BLE001 - a progress display must not throw away the run
+            if position not in callback_failed:
+                callback_failed.add(position)
+                warnings.warn(f"on_progress raised {type(error).__name__}: {error}; the run goes on and keeps every "
+                              "case (further errors of this callback are not reported)", RuntimeWarning, stacklevel=2)
         keep()
 
     async def finish(position: int) -> EvalSuiteResult:
@@ -329,7 +350,7 @@ async def _run_suites(suites: Sequence[EvalSuite], max_cases: int | None, *, res
 
     try:
         with contextlib.ExitStack() as stack:
-            bars = [stack.enter_context(_ProgressBar(s.progress, len(todo), s.name)) for s in suites]
+            bars = [stack.enter_context(ProgressBar(s.progress, len(todo), s.name)) for s in suites]
             await run_interleaved(cases, [s.target for s in suites], concurrency=first.concurrency,
                                   timeout=first.timeout, retries=first.retries, trials=first.trials,
                                   on_outcome=on_outcome, jobs=todo)
@@ -365,25 +386,3 @@ def _run_level(metric: Any, results: list[CaseResult]) -> tuple[Any, list[float]
     except Exception as error:  # noqa: BLE001 - the target calls are done: keep every result
         warnings.warn(f"statistical metric {metric.name!r} failed, its aggregate is NaN: {error}", RuntimeWarning, stacklevel=3)
         return aggregate([]), None
-
-
-class _ProgressBar:
-    """A tqdm.auto bar (a widget in Jupyter, text in a terminal), or nothing."""
-
-    def __init__(self, enabled: bool, total: int, name: str | None) -> None:
-        self.bar = None
-        if enabled:
-            from tqdm.auto import tqdm
-
-            self.bar = tqdm(total=total, desc=name or "cases", unit="case")
-
-    def update(self) -> None:
-        if self.bar is not None:
-            self.bar.update(1)
-
-    def __enter__(self) -> _ProgressBar:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.close()

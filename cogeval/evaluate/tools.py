@@ -6,6 +6,9 @@
 'run_eval'
 >>> tool(max_cases=1)["total"]
 1
+
+:func:`create_run_eval_tool` makes the one tool directly as Cogitator's
+``createRunEvalTool(suite)`` does.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from cogeval._check import describe
+from cogeval.errors import InputError
 from cogeval.evaluate.suite import EvalSuite
 
 _PARAMETERS = {
@@ -65,3 +70,16 @@ class EvalTool:
 def eval_tools(suite: EvalSuite) -> list[EvalTool]:
     """The tools an agent can use on ``suite``: a single ``run_eval``."""
     return [EvalTool(suite)]
+
+
+def create_run_eval_tool(suite: EvalSuite, *, name: str = "run_eval",
+                         description: str = "Run an evaluation suite against the configured dataset and target") -> EvalTool:
+    """The ``run_eval`` tool of ``suite`` (the name ported code knows; the same :class:`EvalTool`).
+
+    >>> from cogeval import EvalSuite
+    >>> create_run_eval_tool(EvalSuite([{"input": "hi"}], lambda q: q, progress=False)).schema["function"]["name"]
+    'run_eval'
+    """
+    if not isinstance(suite, EvalSuite):
+        raise InputError(f"suite must be an EvalSuite; got {describe(suite)}")
+    return EvalTool(suite, name=name, description=description)

@@ -33,7 +33,7 @@ import hashlib
 import json
 import os
 import weakref
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from numbers import Real
 from typing import TYPE_CHECKING, Any
 
@@ -64,9 +64,14 @@ class ChatTarget(Target):
       tokens**, to compute ``cost_usd`` from the usage the server reports.
     - ``options``: other request fields sent as given (``seed``, ``top_p``,
       ``response_format``...).
+    - ``model_for``: ``fn(case) -> str | None`` choosing the model of one case
+      (``None`` keeps ``model``), e.g. ``lambda case: case.metadata.get("model")``.
 
-    A single-turn case sends ``[system?, {"role": "user", "content": input}]``
-    (a non-string input is sent as JSON); ``case.context`` is not sent. The
+    A single-turn case sends ``[system?, context?, {"role": "user", "content": input}]``
+    (a non-string input is sent as JSON). A case with ``context`` gets it as a
+    system message ``"Context:\n<context>"`` right after the system prompt, in
+    every call of the case (a list's items one per paragraph, non-strings as
+    JSON), as a function target receives ``case.context``. The
     response's ``id`` is the trace id. The client does no retries of its own
     (``max_retries=0``): the runner retries, with backoff, and honours a 429's
     ``Retry-After``.
@@ -74,7 +79,8 @@ class ChatTarget(Target):
 
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
                  system: str | None = None, temperature: float | None = None, max_tokens: int | None = None,
-                 prices: Mapping[str, float] | None = None, options: Mapping[str, Any] | None = None) -> None:
+                 prices: Mapping[str, float] | None = None, options: Mapping[str, Any] | None = None,
+                 model_for: Callable[[Case], str | None] | None = None) -> None:
         if not isinstance(model, str) or not model:
             raise InputError(f"model must be a non-empty string; got {describe(model)}")
         for name, value in (("base_url", base_url), ("api_key", api_key), ("system", system)):
@@ -91,6 +97,9 @@ class ChatTarget(Target):
         self.max_tokens = max_tokens
         self.prices = _checked_prices(prices)
         self.options = dict(options or {})
+        if model_for is not None and not callable(model_for):
+            raise InputError(f"model_for must be a function of the case returning a model name or None; got {describe(model_for)}")
+        self.model_for = model_for
         self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or _PLACEHOLDER_API_KEY
         # loop -> (its client, the started async generator that closes the client when the loop shuts down)
         self._clients: dict[asyncio.AbstractEventLoop, tuple[Any, AsyncGenerator[None, None]]] = {}
@@ -107,7 +116,7 @@ class ChatTarget(Target):
         system = None if self.system is None else hashlib.sha256(self.system.encode("utf-8", "surrogatepass")).hexdigest()
         return {"type": "chat", "model": self.model, "baseUrl": self.base_url, "systemSha256": system,
                 "temperature": self.temperature, "maxTokens": self.max_tokens, "prices": self.prices,
-                "options": self.options}
+                "options": self.options, **({} if self.model_for is None else {"modelFor": _qualname(self.model_for)})}
 
     @property
     def server_url(self) -> str:
@@ -137,7 +146,20 @@ class ChatTarget(Target):
                    timeout: float | None = None) -> TargetResponse:
         if messages is None:
             messages = [{"role": "user", "content": input_text(case.input)}]
-        return await self.complete(messages, timeout=timeout)
+        if case.context is not None:
+            messages = [{"role": "system", "content": _context_text(case.context)}, *messages]
+        return await self.complete(messages, timeout=timeout, **self._model_of(case))
+
+    def _model_of(self, case: Case) -> dict[str, str]:
+        """``{"model": name}`` when ``model_for`` picks another model for ``case``, else ``{}``."""
+        if self.model_for is None:
+            return {}
+        chosen = self.model_for(case)
+        if chosen is None:
+            return {}
+        if not isinstance(chosen, str) or not chosen:
+            raise InputError(f"model_for must return a non-empty model name or None; got {describe(chosen)}")
+        return {"model": chosen}
 
     async def complete(self, messages: list[dict[str, Any]], *, timeout: float | None = None, **options: Any) -> TargetResponse:
         """Send ``messages`` (the system prompt is put first) and return the answer.
@@ -223,6 +245,20 @@ async def _close_with_loop(client: Any, target: weakref.ref[ChatTarget],
             owner._clients.pop(loop, None)
         with contextlib.suppress(Exception):  # a connection already gone: nothing left to close
             await client.close()
+
+
+def _context_text(context: Any) -> str:
+    """The system message that carries a case's ``context`` to a chat model.
+
+    >>> _context_text(["Paris is in France.", {"doc": 2}])
+    'Context:\\nParis is in France.\\n\\n{"doc": 2}'
+    """
+    items = context if isinstance(context, (list, tuple)) else [context]
+    return "Context:\n" + "\n\n".join(input_text(item) for item in items)
+
+
+def _qualname(fn: Any) -> str:
+    return getattr(fn, "__qualname__", "") or type(fn).__qualname__
 
 
 def _is_object(value: Any) -> bool:

@@ -12,7 +12,10 @@ with exponential backoff and jitter; a case whose every attempt fails gets
 ``output=""`` and an ``error``, and never stops the others.
 
 A sync target that hangs cannot be killed: its attempt times out, the runner
-moves on, and the call finishes (or not) in its daemon thread.
+moves on, and the call finishes (or not) in its daemon thread. When it does
+return an answer with a cost while the run goes on, that money was spent: the
+case-trial's ``cost_usd`` counts it, and ``late_cost_usd`` says how much of it
+came late (see :class:`CaseOutcome`).
 
 :func:`run_interleaved` runs several targets over the same cases fairly: each
 (case, trial) job calls every target back to back, the order rotating by one
@@ -35,16 +38,17 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import dataclasses
+import functools
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from cogeval._check import check_positive_int, check_positive_number, check_retries, describe, is_real
+from cogeval._check import check_positive_int, check_retries, check_timeout, describe, is_real
 from cogeval.data import Case
 from cogeval.errors import ExecutionError, InputError
 from cogeval.execution.retry import MAX_BACKOFF_S, error_text, retry_delay, retryable
-from cogeval.execution.target import Target, TargetResponse, TurnOutcome, as_target, converse
+from cogeval.execution.target import Target, TargetResponse, TurnOutcome, as_target, converse, late_cost
 
 
 class RunInterrupted(ExecutionError):
@@ -92,6 +96,12 @@ class CaseOutcome:
     target did not report them. ``attempts`` counts the calls made (1 +
     retries used); ``turns`` holds one :class:`TurnOutcome` per call of a
     multi-turn case, else ``None``.
+
+    ``cost_usd`` is the money the case-trial spent: with the cost of the
+    attempts a sync function target answered after their timeout (its thread
+    kept running), when the answer came before the run ended; that part is
+    also ``late_cost_usd`` (``None``: no late answer with a cost). An async
+    target is cancelled at its deadline and returns nothing, so it has no late cost.
     """
 
     index: int
@@ -110,10 +120,12 @@ class CaseOutcome:
     tool_calls: Any = None
     attempts: int = 1
     turns: tuple[TurnOutcome, ...] | None = None
+    late_cost_usd: float | None = None
 
 
-async def _run_one(target: Target, case: Case, timeout: float, retries: int, backoff: float) -> dict[str, Any]:
-    """Every attempt at one case-trial; returns the outcome's fields."""
+async def _run_one(target: Target, case: Case, timeout: float, retries: int, backoff: float,
+                   late: list[float]) -> dict[str, Any]:
+    """Every attempt at one case-trial; returns the outcome's fields, with the ``late`` costs reported so far."""
     for attempt in range(retries + 1):
         started = time.perf_counter()
         deadline = asyncio.timeout(timeout)
@@ -145,17 +157,40 @@ async def _run_one(target: Target, case: Case, timeout: float, retries: int, bac
                 duration = response.duration_s
             return dict(output=response.output, error=None, duration_s=duration,
                         input_tokens=response.get("input_tokens"), output_tokens=response.get("output_tokens"),
-                        cost_usd=response.get("cost_usd"), trace_id=response.trace_id, prompt=response.prompt,
-                        tool_calls=response.tool_calls, attempts=attempt + 1, turns=turns)
+                        trace_id=response.trace_id, prompt=response.prompt,
+                        tool_calls=response.tool_calls, attempts=attempt + 1, turns=turns,
+                        **_with_late(response.get("cost_usd"), late))
         if attempt == retries or not retryable(error):
-            return dict(output="", error=text, duration_s=duration, attempts=attempt + 1)
+            return dict(output="", error=text, duration_s=duration, attempts=attempt + 1, **_with_late(None, late))
         await asyncio.sleep(retry_delay(attempt, backoff, error))
     raise AssertionError("unreachable")
 
 
+def _with_late(cost: float | None, late: list[float]) -> dict[str, float | None]:
+    """``cost_usd`` and ``late_cost_usd`` of an outcome whose final attempt cost ``cost``."""
+    if not late:
+        return {"cost_usd": cost, "late_cost_usd": None}
+    return {"cost_usd": (cost or 0.0) + sum(late), "late_cost_usd": sum(late)}
+
+
+def _late_counter(slots: list[list[CaseOutcome | None]], position: int, job: int, early: list[float],
+                  report: Callable[[CaseOutcome], None]) -> Callable[[float], None]:
+    """The :data:`~cogeval.execution.target.late_cost` hook of one case-trial: a cost that comes before its
+    outcome is recorded joins ``early``; after, the outcome is replaced by one counting it, and ``report``-ed."""
+    def add(cost: float) -> None:
+        outcome = slots[position][job]
+        if outcome is None:
+            early.append(cost)
+            return
+        slots[position][job] = outcome = dataclasses.replace(
+            outcome, cost_usd=(outcome.cost_usd or 0.0) + cost, late_cost_usd=(outcome.late_cost_usd or 0.0) + cost)
+        report(outcome)
+    return add
+
+
 def _checked(cases: Any, concurrency: Any, timeout: Any, retries: Any, trials: Any, backoff: Any) -> list[Case]:
     check_positive_int("concurrency", concurrency)
-    check_positive_number("timeout", timeout)
+    check_timeout("timeout", timeout)
     check_positive_int("trials", trials)
     check_retries("retries", retries)
     if not is_real(backoff) or not 0 <= backoff <= MAX_BACKOFF_S:
@@ -234,7 +269,9 @@ async def run_interleaved(
     each target's case-trial, with that target's count ``completed`` and
     ``total`` = cases × trials. Each target's list is in (case, trial) order,
     as :func:`run_cases` returns it. Cancelling raises :class:`RunInterrupted`
-    with the finished outcomes of every target (``by_target``).
+    with the finished outcomes of every target (``by_target``). When a late
+    answer's cost comes after its outcome was reported (see :class:`CaseOutcome`),
+    ``on_outcome`` is called again with the outcome that counts it (same counts).
 
     ``jobs`` limits the run to those job numbers (``index · trials + trial``),
     e.g. the case-trials an interrupted run lacks; the lists then hold only
@@ -243,7 +280,7 @@ async def run_interleaved(
     if isinstance(targets, (str, bytes, Mapping)) or not isinstance(targets, Sequence) or not targets:
         raise InputError(f"targets must be a non-empty list of targets; got {describe(targets)}")
     for position, target in enumerate(targets):
-        if not isinstance(target, Target) and not callable(target):
+        if not isinstance(target, (Target, Mapping)) and not callable(target):
             raise InputError(f"targets[{position}] must be a callable or a ChatTarget; got {describe(target)}")
     cases = _checked(cases, concurrency, timeout, retries, trials, backoff)
     targets = [as_target(target) for target in targets]
@@ -265,13 +302,19 @@ async def run_interleaved(
     completed = [0] * n
     pending = iter(chosen)  # job = index * trials + trial; shared by the workers
 
+    def report(position: int, outcome: CaseOutcome) -> None:
+        if on_outcome is not None:
+            on_outcome(position, outcome, completed[position], total)
+
     async def worker() -> None:
         for job in pending:
             index, trial = divmod(job, trials)
             case = cases[index]
             for step in range(n):  # back to back, starting with target job mod n
                 position = (job + step) % n
-                fields = await _run_one(targets[position], case, timeout, retries, backoff)
+                early: list[float] = []
+                late_cost.set(_late_counter(slots, position, job, early, functools.partial(report, position)))
+                fields = await _run_one(targets[position], case, timeout, retries, backoff, early)
                 outcome = CaseOutcome(index=index, case=case, case_key=case.key, occurrence=occurrences[index],
                                       trial=trial, **fields)
                 slots[position][job] = outcome

@@ -43,6 +43,10 @@ _USAGE_ALIASES = {
     "cost_usd": ("cost_usd",),
 }
 
+late_cost: contextvars.ContextVar[Callable[[float], None] | None] = contextvars.ContextVar("late_cost", default=None)
+"""Set by the runner for one case-trial: called, in the event loop, with the ``cost_usd`` of a sync
+function's answer that came after its call stopped waiting (a timeout): the money was spent."""
+
 
 @dataclasses.dataclass(frozen=True)
 class TargetResponse:
@@ -229,18 +233,23 @@ def as_target(obj: Any) -> Target:
     ``{"role", "content"}`` dicts ending with the current user message). Async
     functions are awaited; sync ones run in a thread of their own, so they never
     block the event loop (a daemon thread, so one that hangs past the timeout
-    neither blocks the run nor the interpreter's exit).
+    neither blocks the run nor the interpreter's exit). A mapping ``{"fn": f}``
+    (Cogitator's ``{ fn }`` target) is the function ``f``.
 
+    >>> as_target({"fn": str.upper}).fn
+    <method 'upper' of 'str' objects>
     >>> as_target(42)
     Traceback (most recent call last):
     ...
-    cogeval.errors.InputError: target must be a callable or a ChatTarget; got 42
+    cogeval.errors.InputError: target must be a callable, a ChatTarget or {"fn": callable}; got 42
     """
     if isinstance(obj, Target):
         return obj
+    if isinstance(obj, Mapping) and set(obj) == {"fn"} and callable(obj["fn"]):
+        obj = obj["fn"]
     if callable(obj):
         return _FunctionTarget(obj)
-    raise InputError(f"target must be a callable or a ChatTarget; got {describe(obj)}")
+    raise InputError(f'target must be a callable, a ChatTarget or {{"fn": callable}}; got {describe(obj)}')
 
 
 async def _run_in_daemon_thread(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -248,14 +257,19 @@ async def _run_in_daemon_thread(fn: Callable[..., Any], *args: Any, **kwargs: An
 
     Unlike ``asyncio.to_thread`` this neither queues behind the default
     executor's few threads nor makes ``asyncio.run`` wait, at shutdown, for a
-    call that hangs: a cancelled await simply stops waiting.
+    call that hangs: a cancelled await simply stops waiting. An answer that
+    comes after that reports its cost to :data:`late_cost` (when set).
     """
     loop = asyncio.get_running_loop()
     future = loop.create_future()
     context = contextvars.copy_context()
+    on_late = late_cost.get()
 
     def settle(result: Any, error: BaseException | None) -> None:
-        if future.done():
+        if future.done():  # nobody waits any more (a timeout): only a late answer's cost is kept
+            cost = result.get("cost_usd") if isinstance(result, TargetResponse) else None
+            if on_late is not None and error is None and cost is not None:
+                on_late(cost)
             return
         if error is None:
             future.set_result(result)

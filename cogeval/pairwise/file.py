@@ -13,6 +13,8 @@ The rules:
   have not changed since the first files were written);
 - another ``format`` (a run file, say) or a newer ``version`` is refused by name;
 - every comparator with verdicts has a description, and one verdict per task;
+- ``label`` (the comparison's name, AG2's ``label``) is written only when set,
+  so a file without one is as the first files were;
 - values JSON cannot hold (bytes, objects in outputs or details) are written as
   their string form, so writing never fails.
 
@@ -40,7 +42,7 @@ from cogeval.data.jsonable import jsonable
 from cogeval.data.run import CaseRecord
 from cogeval.data.run_id import check_run_id
 from cogeval.data.runfile import _describe_errors
-from cogeval.errors import RunFileError
+from cogeval.errors import InputError, RunFileError
 from cogeval.pairwise.verdict import PairTask, Verdict, check_names
 
 FORMAT: Literal["cogeval.pairwise"] = "cogeval.pairwise"
@@ -49,6 +51,21 @@ _JSON_TYPES = {list: "an array", str: "a string", int: "a number", float: "a num
                type(None): "null"}
 
 Winner = Literal["a", "b", "tie"]
+
+
+def check_label(label: Any) -> str | None:
+    """``label`` as given: ``None`` or a non-empty string naming the comparison, else :class:`InputError`.
+
+    >>> check_label("prompt v2 vs v1")
+    'prompt v2 vs v1'
+    >>> check_label("")
+    Traceback (most recent call last):
+    ...
+    cogeval.errors.InputError: label must be None or a non-empty string naming the comparison; got ''
+    """
+    if label is None or (isinstance(label, str) and label.strip()):
+        return label
+    raise InputError(f"label must be None or a non-empty string naming the comparison; got {describe(label)}")
 
 
 class _Record(BaseModel):
@@ -116,6 +133,8 @@ class PairwiseFile(_Record):
     """When the comparators started, ISO 8601 in UTC (``2026-01-01T00:00:00.000Z``)."""
     names: tuple[str, str]
     """The names of A and B: two different non-empty strings."""
+    label: str | None = Field(default=None, min_length=1)
+    """The comparison's name (``run_pairwise(..., label=)``, AG2's ``label``), or ``null``; left out when ``null``."""
     comparators: dict[str, dict[str, Any]]
     """Comparator key → how it decides: ``kind``, and a judge's ``criterion``, ``swap`` and ``judge``, or a
     person's ``seed``."""
@@ -148,10 +167,12 @@ class PairwiseFile(_Record):
 
     @classmethod
     def from_parts(cls, ident: str, created_at: str, names: Sequence[str], comparators: Mapping[str, Any],
-                   tasks: Sequence[PairTask], verdicts: Mapping[str, Sequence[Verdict]]) -> PairwiseFile:
+                   tasks: Sequence[PairTask], verdicts: Mapping[str, Sequence[Verdict]],
+                   label: str | None = None) -> PairwiseFile:
         """The file of a result, its values made JSON-safe."""
         return cls.model_validate(jsonable({
-            "id": ident, "created_at": created_at, "names": list(names), "comparators": dict(comparators),
+            "id": ident, "created_at": created_at, "names": list(names), "label": label,
+            "comparators": dict(comparators),
             "tasks": [{"task_id": t.task_id, "case_key": t.case_key, "case": t.case.to_dict(), "output_a": t.output_a,
                        "output_b": t.output_b, "error_a": t.error_a, "error_b": t.error_b} for t in tasks],
             "verdicts": {key: [{"winner": v.winner, "ab": v.ab, "ba": v.ba, "reasoning": v.reasoning, "error": v.error,
@@ -159,8 +180,11 @@ class PairwiseFile(_Record):
         }))
 
     def to_dict(self) -> dict[str, Any]:
-        """The file's content (JSON data), keys in the order written."""
-        return self.model_dump(mode="json")
+        """The file's content (JSON data), keys in the order written; no ``label`` key when it is ``null``."""
+        data = self.model_dump(mode="json")
+        if data["label"] is None:
+            del data["label"]
+        return data
 
     def to_json(self) -> str:
         """The file's text: indented UTF-8 JSON, ending with a newline."""

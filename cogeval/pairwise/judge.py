@@ -143,7 +143,8 @@ def parse_preference(text: Any) -> Preference:
 class PairwiseJudge(Comparator):
     """An LLM judge that picks the better of two responses; see :func:`pairwise_judge`."""
 
-    def __init__(self, judge: JudgeConfig, criterion: str, key: str, swap: bool = True) -> None:
+    def __init__(self, judge: JudgeConfig, criterion: str, key: str, swap: bool = True, *,
+                 include_reference: bool = True) -> None:
         if not isinstance(judge, JudgeConfig):
             raise InputError(f"judge must be a JudgeConfig(model=...); got {describe(judge)}")
         if not isinstance(criterion, str) or not criterion.strip():
@@ -151,13 +152,19 @@ class PairwiseJudge(Comparator):
                              f"got {describe(criterion)}")
         if not isinstance(swap, bool):
             raise InputError(f"swap must be True or False; got {describe(swap)}")
+        if not isinstance(include_reference, bool):
+            raise InputError(f"include_reference must be True or False; got {describe(include_reference)}")
         self.judge, self.criterion, self.key, self.swap = judge, criterion, check_key(key), swap
+        self.include_reference = include_reference
 
     def __repr__(self) -> str:
-        return f"PairwiseJudge(key={self.key!r}, criterion={self.criterion!r}, swap={self.swap}, judge={self.judge!r})"
+        hidden = "" if self.include_reference else ", include_reference=False"
+        return (f"PairwiseJudge(key={self.key!r}, criterion={self.criterion!r}, swap={self.swap}{hidden}, "
+                f"judge={self.judge!r})")
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "judge", "criterion": self.criterion, "swap": self.swap, "judge": self.judge.describe()}
+        return {"kind": "judge", "criterion": self.criterion, "swap": self.swap,
+                "include_reference": self.include_reference, "judge": self.judge.describe()}
 
     def messages(self, case: Case, response_1: Any, response_2: Any) -> list[dict[str, str]]:
         """The chat messages sent to the judge for one order of one pair.
@@ -178,12 +185,15 @@ class PairwiseJudge(Comparator):
         given = case.input if case.input is not None else case.turns
         sections = {"input": given, "context": case.context, "expected": case.expected,
                     "response_1": response_1, "response_2": response_2}
+        about = ("the context the documents it was given, the expected answer a reference (N/A when there is none)"
+                 if self.include_reference else "and the context the documents it was given (N/A when there are none)")
+        if not self.include_reference:  # AG2's include_reference=False: the reference answer cannot leak
+            del sections["expected"]
         body = "\n".join(f"<{tag}>\n{prompt_text(value)}\n</{tag}>" for tag, value in sections.items())
         prompt = (
             "Compare the two responses below.\n"
             f"Criterion: {self.criterion}\n"
-            "The input is what the application was asked, the context the documents it was given, the expected "
-            "answer a reference (N/A when there is none).\n\n"
+            f"The input is what the application was asked, {about}.\n\n"
             f"{body}\n\n"
             'Reply with JSON only: {"reasoning": "<one or two sentences>", "winner": "1", "2" or "tie"}'
         )
@@ -251,7 +261,8 @@ def _usable(answer: str) -> bool:
     return True
 
 
-def pairwise_judge(judge: JudgeConfig, criterion: str, key: str, swap: bool = True) -> PairwiseJudge:
+def pairwise_judge(judge: JudgeConfig, criterion: str, key: str, swap: bool = True, *,
+                   include_reference: bool = True) -> PairwiseJudge:
     """An LLM judge comparator: which response better meets ``criterion``?
 
     The judge sees the case (input, context, expected answer) and the two
@@ -264,14 +275,16 @@ def pairwise_judge(judge: JudgeConfig, criterion: str, key: str, swap: bool = Tr
     ``judge.samples = k`` asks each order k times and takes the most common
     answer (a tie when two answers are equally common). A failed call or an
     answer with no winner leaves the case with no verdict and the error, never
-    a tie.
+    a tie. With ``include_reference=False`` (AG2's option) the judge is not
+    shown the case's expected answer: for criteria the responses must meet on
+    their own (faithfulness to the context, tone), so the reference cannot leak in.
 
     >>> pairwise_judge(JudgeConfig("gpt-4o-mini", api_key="k", cache=False), "Which answer is more helpful?", "helpful")
     ... # doctest: +NORMALIZE_WHITESPACE
     PairwiseJudge(key='helpful', criterion='Which answer is more helpful?', swap=True,
                   judge=JudgeConfig(model='gpt-4o-mini', temperature=0.0, samples=1))
     """
-    return PairwiseJudge(judge, criterion, key, swap)
+    return PairwiseJudge(judge, criterion, key, swap, include_reference=include_reference)
 
 
 def warn_self_preference(comparators: Sequence[Comparator], variants: Mapping[str, Any], stacklevel: int = 3) -> None:

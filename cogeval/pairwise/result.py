@@ -33,7 +33,7 @@ from cogeval._text import cut, one_line
 from cogeval.compare.store import RunStore
 from cogeval.data.run_id import check_run_id
 from cogeval.errors import InputError
-from cogeval.pairwise.file import PairwiseFile, read_pairwise_file
+from cogeval.pairwise.file import PairwiseFile, check_label, read_pairwise_file
 from cogeval.pairwise.measures import Agreement, Flips, WinRate, agreement_of, flips_of, win_rate_of
 from cogeval.pairwise.verdict import NOT_LABELLED_YET, PairTask, Verdict, check_names, one_order_verdict, read_choice
 
@@ -55,7 +55,8 @@ class PairwiseResult:
     ``tasks`` are the :class:`PairTask` s in order; ``verdicts`` maps each
     comparator's key to one :class:`Verdict` per task (kept as a tuple); ``comparators``
     maps it to how the comparator decides. Rates are B's: above 0.5, B is preferred.
-    ``pairs(key)`` is the input of :func:`~cogeval.bradley_terry`. Save it with
+    ``pairs(key)`` is the input of :func:`~cogeval.bradley_terry`. ``label`` names
+    the comparison (``run_pairwise(..., label=)``), or is ``None``. Save it with
     ``save(folder)`` (a ``<id>.pairwise.json`` file, which a
     :class:`~cogeval.RunStore` in the same folder passes over) and read it back
     with :func:`load_pairwise`. It never changes: :meth:`with_labels` returns a new result.
@@ -69,9 +70,12 @@ class PairwiseResult:
     comparators: Mapping[str, Mapping[str, Any]]
     path: pathlib.Path | None = dataclasses.field(default=None, compare=False)
     """The file that holds this result (it was read from it, or ``run_pairwise(..., store=)`` wrote it), or ``None``."""
+    label: str | None = None
+    """The comparison's name, as AG2's ``label`` (``run_pairwise(..., label="prompt v2 vs v1")``), or ``None``."""
 
     def __post_init__(self) -> None:
         # Copies, so that a caller's lists never change the result.
+        check_label(self.label)
         object.__setattr__(self, "names", check_names(self.names))
         object.__setattr__(self, "tasks", tuple(self.tasks))
         object.__setattr__(self, "verdicts", {key: tuple(items) for key, items in self.verdicts.items()})
@@ -116,7 +120,8 @@ class PairwiseResult:
 
     def __repr__(self) -> str:
         a, b = self.names
-        lines = [f"PairwiseResult {self.id}: {b} (B) vs {a} (A), {len(self.tasks)} tasks"]
+        named = "" if self.label is None else f" {self.label!r}"
+        lines = [f"PairwiseResult {self.id}{named}: {b} (B) vs {a} (A), {len(self.tasks)} tasks"]
         for key in self.verdicts:
             undecided = self._undecided(key)
             if undecided is not None:
@@ -213,7 +218,7 @@ class PairwiseResult:
     def to_file(self) -> PairwiseFile:
         """The pairwise file's model of this result (see :mod:`cogeval.pairwise.file`)."""
         return PairwiseFile.from_parts(self.id, self.created_at, self.names, self.comparators, self.tasks,
-                                       self.verdicts)
+                                       self.verdicts, self.label)
 
     def to_dict(self) -> dict[str, Any]:
         """The pairwise file's content (JSON data)."""
@@ -236,13 +241,14 @@ class PairwiseResult:
         """The result a pairwise file's model holds."""
         return cls(record.id, record.created_at, record.names, tuple(t.to_task() for t in record.tasks),
                    {key: tuple(v.to_verdict() for v in items) for key, items in record.verdicts.items()},
-                   record.comparators, path=path)
+                   record.comparators, path=path, label=record.label)
 
     @safe_html
     def _repr_html_(self) -> str:
         a, b = self.names
         summary = self.summary()
-        caption = f"PairwiseResult: {b} (B) vs {a} (A) · {len(self.tasks)} tasks · rate = B's share, a tie half"
+        named = "" if self.label is None else f" {self.label}"  # html_table escapes the caption
+        caption = f"PairwiseResult{named}: {b} (B) vs {a} (A) · {len(self.tasks)} tasks · rate = B's share, a tie half"
         rows = summary.to_dict("records")
         for row in rows:  # a comparator that decided nothing has no rate, interval or test to show
             if row[col.N] == 0:

@@ -33,7 +33,6 @@ Verdict: **better** · 1 metric decides, 0 inform · 10 matched cases, 0 added, 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 import pathlib
 from collections.abc import Iterable, Sequence
@@ -47,6 +46,7 @@ from cogeval.compare.result import VERDICT_TONES, as_run_comparison, headline, i
 from cogeval.errors import InputError
 from cogeval.present.markdown import markdown_cell, markdown_table
 from cogeval.present.slices import SLICE_COLUMNS, slice_rows
+from cogeval.present.templating import cogeval_version, render_template
 
 KINDS = {"console": None, "markdown": ".md", "html": ".html"}
 _MARKDOWN_CHANGES = 10
@@ -199,11 +199,19 @@ def _changes(comparison: Any, limit: int) -> list[_Changes]:
                 continue
             rows = [
                 {"case": str(r.case_key)[:8], "input": shorten(r.input), "key": str(r.case_key),
-                 "base → head": f"{_format_number(r.base)} → {_format_number(r.head)}", "delta": _format_signed(r.delta)}
+                 "base → head": f"{_format_number(r.base)} → {_format_number(r.head)}", "delta": _format_signed(r.delta),
+                 "trace": _sides(r, "trace_id"), "prompt": _sides(r, "prompt_version")}
                 for r in part.head(limit).itertuples(index=False)
             ]
             groups.append(_Changes(str(metric), direction, rows, len(part)))
     return groups
+
+
+def _sides(row: Any, field: str) -> str:
+    """``base → head`` of the changes' ``base_<field>`` / ``head_<field>`` (one value when equal); "" when neither run has it."""
+    base, head = ("" if v is None or v != v else safe_str(v) for v in
+                  (getattr(row, f"base_{field}", None), getattr(row, f"head_{field}", None)))
+    return base if base == head else f"{base or '–'} → {head or '–'}"
 
 
 # --- Markdown -----------------------------------------------------------------------------
@@ -226,8 +234,8 @@ def comparison_markdown(comparison: Any) -> str:
         "",
         f"{_TONE_MARKS[tone]} **{markdown_cell(lead)}**{markdown_cell(rest, limit=_HEADLINE_LIMIT)}",
         "",
-        f"Verdict: **{markdown_cell(c.verdict)}** · {_roles(c)} · {c.matched} matched cases, {c.added} added, "
-        f"{c.removed} removed · α = {c.alpha:g}",
+        f"Verdict: **{markdown_cell(c.verdict)}** · {_roles(c)} · {c.matched} matched cases, {c.n_added} added, "
+        f"{c.n_removed} removed · α = {c.alpha:g}",
         "",
         markdown_table(sides, ["", "run", "run_id", "started_at"]),
         "",
@@ -267,35 +275,6 @@ def comparison_markdown(comparison: Any) -> str:
 # --- HTML ---------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=1)
-def _template() -> Any:
-    import importlib.resources
-
-    import jinja2
-
-    source = importlib.resources.files("cogeval.present").joinpath("templates/comparison.html.j2").read_text("utf-8")
-    environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                                     finalize=_shown)
-    return environment.from_string(source)
-
-
-def _shown(value: Any) -> Any:
-    """Every value the page shows: text with control characters and lone surrogates as escapes
-    (:func:`~cogeval._text.printable`), then autoescaped; the trusted figure (``Markup``) as it is."""
-    from markupsafe import Markup
-
-    return printable(value, keep="\n\t") if isinstance(value, str) and not isinstance(value, Markup) else value
-
-
-def _version() -> str:
-    import importlib.metadata
-
-    try:
-        return importlib.metadata.version("cogeval")
-    except importlib.metadata.PackageNotFoundError:
-        return "dev"
-
-
 def comparison_html(comparison: Any, *, figure_html: str | None = None) -> str:
     """The HTML report: one self-contained page (inline CSS, light and dark, no script, no URL).
 
@@ -304,16 +283,19 @@ def comparison_html(comparison: Any, *, figure_html: str | None = None) -> str:
     """
     c = _run_comparison(comparison)
     lead, rest, tone = _headline(c)
-    return _template().render(
+    changes = _changes(c, _HTML_CHANGES)
+    return render_template(
+        "comparison.html.j2",
         title=f"cogeval comparison: {_run_label(c.head)} vs {_run_label(c.base)}",
         lead=lead, rest=rest, tone=tone, verdict=c.verdict, roles=_roles(c),
-        alpha=f"{c.alpha:g}", matched=c.matched, added=c.added, removed=c.removed,
+        alpha=f"{c.alpha:g}", matched=c.matched, added=c.n_added, removed=c.n_removed,
         sides=[("base", c.base), ("head", c.head)],
-        columns=_METRIC_COLUMNS, notes=_notes(c), changes=_changes(c, _HTML_CHANGES),
+        columns=_METRIC_COLUMNS, notes=_notes(c), changes=changes,
+        trace_columns=[k for k in ("trace", "prompt") if any(row[k] for g in changes for row in g.rows)],
         metrics=[{**r, "interval": r["interval"].replace(", ", ",\u00a0")} for r in _metric_rows(c)],  # wraps before "at"
         change_columns=_CHANGE_COLUMNS, warnings=[str(w) for w in c.warnings],
         by=c.by, slices=slice_rows(c), slice_columns=SLICE_COLUMNS,
-        figure=figure_html or None, version=_version(),
+        figure=figure_html or None, version=cogeval_version(),
     )
 
 
@@ -366,7 +348,7 @@ def _draw_comparison(console: Any, c: Any) -> None:
     for side, info in (("base", c.base), ("head", c.head)):
         console.print(text(f"{side}: {_run_label(info)} · {info.run_id or '–'} · started {info.started_at or '–'}"))
     console.print(Text.assemble("verdict: ", text(c.verdict, _CONSOLE_TONES[tone] or ""),
-                                f" · {_roles(c)} · {c.matched} matched, {c.added} added, {c.removed} removed · α = {c.alpha:g}"))
+                                f" · {_roles(c)} · {c.matched} matched, {c.n_added} added, {c.n_removed} removed · α = {c.alpha:g}"))
     if c.metrics:
         table = Table(box=box.SIMPLE_HEAD)
         for column in _METRIC_COLUMNS:

@@ -235,10 +235,10 @@ def plot_changes(comparison: Any, metric: str, *, jitter: float | None = None, s
     pad = (high - low) * 0.05 + jitter or 0.5
     fig.add_trace(go.Scatter(x=[low - pad, high + pad], y=[low - pad, high + pad], mode="lines", name="no change (head = base)",
                              line=dict(color=NEUTRAL, dash="dash"), hoverinfo="skip"))
-    unchanged = m.n - m.improved - m.regressed
+    unchanged = m.n - m.n_improved - m.n_regressed
     name = text(metric, 40)
     fig.update_layout(
-        title=f"{name}{_arrow(m.higher_is_better)}: per-case scores · {m.improved} improved, {m.regressed} regressed, "
+        title=f"{name}{_arrow(m.higher_is_better)}: per-case scores · {m.n_improved} improved, {m.n_regressed} regressed, "
               f"{unchanged} unchanged (not drawn) of {m.n} paired cases",
         xaxis_title=_with_unit(f"base · {_side(c.base)} · {name}", metric),
         yaxis_title=_with_unit(f"head · {_side(c.head)} · {name}", metric),

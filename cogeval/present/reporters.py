@@ -1,9 +1,15 @@
-"""Reports of a suite result: ``console`` (rich), ``json``, ``csv``, ``markdown`` and ``ci``.
+"""Reports of a suite result: ``console`` (rich), ``json``, ``csv``, ``markdown``, ``ci`` and ``html``
+(:mod:`cogeval.present.run_report`).
 
 >>> from cogeval import EvalSuite, exact_match
 >>> result = EvalSuite([{"input": "a", "expected": "a"}], lambda q: q, metrics=[exact_match()], progress=False).run()
->>> print(render(result, "ci").splitlines()[0])
+>>> print("\\n".join(render(result, "ci").splitlines()[:2]))
 ::notice title=cogeval::1 results, 0 errors, 0 metric errors; exact_match 1
+::notice title=cogeval cost::cost unknown
+
+The run's cost (target, and judge when one was asked) is in the console header,
+the Markdown counts line and a CI notice (before the last line): ``cost $0.0123 (judge $0.0040)``; a
+cost nobody reported is ``unknown``, never ``$0`` (:func:`~cogeval.present.run_report.cost_text`).
 
 A run that failed as a whole (``result.failures``: every case errored, or a
 metric has no score on any case) says so in the first line of the console,
@@ -34,8 +40,9 @@ from cogeval.data.jsonable import json_text
 from cogeval.data.run_id import check_run_id
 from cogeval.errors import InputError
 from cogeval.present.markdown import markdown_cell, markdown_table
+from cogeval.present.run_report import cost_text, run_html
 
-KINDS = {"console": ".console.txt", "json": ".json", "csv": ".csv", "markdown": ".md", "ci": ".ci.txt"}
+KINDS = {"console": ".console.txt", "json": ".json", "csv": ".csv", "markdown": ".md", "ci": ".ci.txt", "html": ".html"}
 
 
 def write_reports(result: Any, kind: str | Sequence[str], path: Any = None) -> list[str]:
@@ -60,7 +67,7 @@ def write_reports(result: Any, kind: str | Sequence[str], path: Any = None) -> l
 def render(result: Any, kind: str) -> str:
     """The text of one report."""
     kind = check_choice("kind", kind, KINDS)
-    return {"console": _console, "json": _json, "csv": _csv, "markdown": _markdown, "ci": _ci}[kind](result)
+    return {"console": _console, "json": _json, "csv": _csv, "markdown": _markdown, "ci": _ci, "html": _html}[kind](result)
 
 
 def _metric_rows(result: Any) -> list[dict[str, Any]]:
@@ -81,7 +88,7 @@ def _console(result: Any) -> str:
     if result.failures:
         console.print(Text(printable(f"FAILED: {'; '.join(result.failures)}")), soft_wrap=True)
     console.print(Text(f"{printable(result.name or 'eval')} · run {printable(result.run_id)} · "
-                       f"{stats.counts_text()} · {stats.duration_s:.2f} s"))
+                       f"{stats.counts_text()} · {stats.duration_s:.2f} s · {cost_text(stats)}"))
     table = Table("metric", "better", "mean", "p50", "p95", "min", "max", "n", "missing")
     for row in _metric_rows(result):
         cells = [row["metric"], row["direction"], *(format_value(row[k]) for k in ("mean", "p50", "p95", "min", "max", "count", "missing"))]
@@ -139,7 +146,7 @@ def _markdown(result: Any) -> str:
         *failed,
         f"### {markdown_cell(result.name or 'Evaluation')} — run `{result.run_id}`",
         "",
-        f"{stats.counts_text()}, {stats.duration_s:.2f} s.",
+        f"{stats.counts_text()}, {stats.duration_s:.2f} s, {cost_text(stats)}.",
         "",
         markdown_table(_metric_rows(result), ["metric", "direction", "mean", "p50", "p95", "count", "missing"]),
     ]
@@ -147,6 +154,10 @@ def _markdown(result: Any) -> str:
         rows = [{"assertion": a.name, "result": "✅ pass" if a.passed else "❌ fail", "message": a.message} for a in result.assertions]
         lines += ["", markdown_table(rows, ["assertion", "result", "message"])]
     return "\n".join(lines)
+
+
+def _html(result: Any) -> str:
+    return run_html(result)
 
 
 def _ci(result: Any) -> str:
@@ -157,6 +168,7 @@ def _ci(result: Any) -> str:
     for check in result.assertions:
         if not check.passed:
             lines.append(f"::error title={workflow_property('Assertion failed: ' + check.name)}::{workflow_data(check.message)}")
+    lines.append(f"::notice title=cogeval cost::{workflow_data(cost_text(result.stats))}")
     failed = sum(not c.passed for c in result.assertions)
     verdict = " — FAILED" + (" (the run failed)" if failures else "") if failed or failures else ""
     lines.append(f"cogeval: {len(result.assertions) - failed} of {len(result.assertions)} assertions passed{verdict}")

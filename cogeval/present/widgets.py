@@ -201,7 +201,7 @@ class CaseExplorer(widgets.VBox):
         self.comparison = comparison
         self._sides = {"base": (base, _units(base)), "head": (head, _units(head))}
         metrics = list(comparison.metrics)
-        first = next((m for m in metrics if comparison.metrics[m].regressed), metrics[0] if metrics else None)
+        first = next((m for m in metrics if comparison.metrics[m].n_regressed), metrics[0] if metrics else None)
         self.metric = widgets.Dropdown(options=metrics, value=first, description="metric")
         self.direction = widgets.ToggleButtons(options=_DIRECTIONS, value="regressed", description="cases")
         self.case = widgets.Select(options=[], rows=8, description="case", layout=widgets.Layout(width="95%"))
@@ -258,8 +258,9 @@ class CaseExplorer(widgets.VBox):
         head_name = f"head · {self.comparison.head.name or head_run.run_id}"
         rows = [
             {"": "output", base_name: _outputs(base, "output"), head_name: _outputs(head, "output")},
-            *([{"": "error", base_name: _outputs(base, "error"), head_name: _outputs(head, "error")}]
-              if _outputs(base, "error") or _outputs(head, "error") else []),
+            *({"": label, base_name: _outputs(base, field), head_name: _outputs(head, field)}
+              for field, label in (("error", "error"), ("trace_id", "trace id"), ("prompt_version", "prompt version"))
+              if _outputs(base, field) or _outputs(head, field)),
             *({"": f"score · {name}", base_name: (base or {}).get("scores", {}).get(name, math.nan),
                head_name: (head or {}).get("scores", {}).get(name, math.nan)} for name in self.comparison.metrics),
         ]
@@ -270,9 +271,13 @@ def _units(run: EvalRun) -> dict[tuple[str, int], dict[str, Any]]:
     """(case key, occurrence) → the case, its trials' outputs and errors, and each metric's mean score over trials."""
     units: dict[tuple[str, int], dict[str, Any]] = {}
     for r in run.results:
-        unit = units.setdefault((r.case_key, r.occurrence), {"case": r.case, "output": [], "error": [], "scores": {}})
+        unit = units.setdefault((r.case_key, r.occurrence), {"case": r.case, "output": [], "error": [], "trace_id": [],
+                                                             "prompt_version": [], "scores": {}})
         unit["output"].append((r.trial, r.output))
         unit["error"].append((r.trial, r.error))
+        unit["trace_id"].append((r.trial, r.trace_id))
+        version = None if r.prompt is None else r.prompt.version if r.prompt.version is not None else r.prompt.version_id
+        unit["prompt_version"].append((r.trial, None if version is None else str(version)))
     scores = score_frame(run).groupby([col.CASE_KEY, col.OCCURRENCE, col.METRIC])[col.SCORE].mean()
     for index, value in scores.items():
         key, occurrence, metric = cast(tuple[str, int, str], index)  # the three levels grouped by above
@@ -282,7 +287,8 @@ def _units(run: EvalRun) -> dict[tuple[str, int], dict[str, Any]]:
 
 
 def _outputs(unit: dict[str, Any] | None, field: str) -> str | None:
-    """The ``output`` (or ``error``) of every trial of a unit; labelled by trial when there are several."""
+    """The ``output`` (or ``error``, ``trace_id``, ``prompt_version``) of every trial of a unit; labelled by trial
+    when there are several."""
     if unit is None:
         return "(case not in this run)" if field == "output" else None
     values: Iterable[tuple[int, Any]] = unit[field]
@@ -301,8 +307,8 @@ def case_explorer(comparison: Any, base: Any = None, head: Any = None) -> CaseEx
     (runs, suite results or run-file paths): ``case_explorer(compare_runs(a, b), a, b)``.
     A :class:`~cogeval.ComparisonResult` (from ``EvalComparison``) holds its runs,
     so ``case_explorer(result)`` is enough. The selected case shows its input,
-    expected answer, both outputs side by side and every compared metric's score
-    in both runs, all escaped.
+    expected answer, both outputs side by side, the trace ids and prompt versions
+    where the runs have them, and every compared metric's score in both runs, all escaped.
 
     >>> # case_explorer(comparison, "runs/a.json", "runs/b.json")
     """

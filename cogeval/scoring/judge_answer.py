@@ -2,7 +2,7 @@
 
 The judge is asked for JSON ``{"score", "reasoning"}`` (:data:`RESPONSE_FORMAT`,
 with structured output when the server supports it); :func:`parse_judgement`
-also reads answers in prose (``score: X``, ``X/N``). :class:`JudgeError` is the
+also reads answers in prose (``score: X``, ``the score is X``, ``a score of X``, ``X/N``). :class:`JudgeError` is the
 one error of the judge: a call that still fails after its retries, or an
 answer with no usable score.
 """
@@ -74,7 +74,10 @@ class Judgement(NamedTuple):
 
 _NUMBER = r"-?\d+(?:\.\d+)?"
 _FENCE = re.compile(r"```[A-Za-z]*\s*(.*?)```", re.S)
-_LABELLED = re.compile(rf"score\**\s*[:=][\s*]*({_NUMBER})(?:\s*(?:/|out of)\s*(\d+(?:\.\d+)?))?", re.I)
+# ``score: X``, ``score = X``, and in prose ``the score is X`` / ``a score of X`` (``X/N``, ``X out of N`` too).
+# Linear: the loops next to each other never share a character (stars, then blanks, then ``:``/``is``/``of``).
+_LABELLED = re.compile(
+    rf"score\**(?:\s*[:=]|\s+(?:is|of)\b)[\s*]*({_NUMBER})(?:\s*(?:/|out of)\s*(\d+(?:\.\d+)?))?", re.I)
 _FRACTION = re.compile(rf"(?<![\d./])({_NUMBER})\s*/\s*(\d+(?:\.\d+)?)(?!\.?\d|/)")  # not dates like 1/2/2024
 
 
@@ -83,8 +86,12 @@ def parse_judgement(text: Any) -> Judgement:
 
     Tried in order: the whole text as JSON, a fenced JSON block, the outermost
     ``{...}`` (each a JSON object with a ``score`` key, and ``reasoning``), then
-    the last labelled ``score: X`` (or ``score: X/N``), then the last ``X/N``.
+    the last labelled ``score: X`` (``score = X``, ``the score is X``, ``a score
+    of X``; each may end ``/N`` or ``out of N``), then the last ``X/N``. The
+    number is the raw score on the metric's scale (see :meth:`JudgeMetric.normalise`).
 
+    >>> parse_judgement("The score is 0.75 because the city is right.").score
+    0.75
     >>> parse_judgement('```json\\n{"score": 0.8, "reasoning": "close"}\\n```')
     Judgement(score=0.8, out_of=None, reasoning='close')
     >>> parse_judgement("I'd say it is fine.")

@@ -1,7 +1,12 @@
 """The judge metrics: :class:`JudgeMetric` (a rubric on a scale), :func:`llm_metric` and the built-in rubrics.
 
+Each takes ``judge=``: its own judge, used in place of the suite's (so a
+suite can mix judges, and needs none when every judge metric has its own).
+
     >>> correctness()
     JudgeMetric('correctness', scale=(1, 5))
+    >>> correctness(judge=JudgeConfig("gpt-4o", api_key="k", cache=False))
+    JudgeMetric('correctness', scale=(1, 5), judge=JudgeConfig(model='gpt-4o', temperature=0.0, samples=1))
 """
 
 from __future__ import annotations
@@ -28,26 +33,36 @@ class JudgeMetric(Metric):
     and ``max`` (with ``samples > 1``); and ``judge_usage`` (calls, cache hits,
     tokens, cost). A failed sample makes the cell NaN with the error; the
     judge's unusable answer is kept in ``details["answer"]``.
+
+    ``judge``: this metric's own :class:`JudgeConfig`, used in place of the
+    suite's (or ``rescore``'s); its ``describe()`` is in ``params["judge"]``.
     """
 
     requires_judge = True
 
     def __init__(self, name: str, rubric: str, *, scale: tuple[float, float] = (0, 1),
-                 higher_is_better: bool = True, needs_context: bool = False) -> None:
+                 higher_is_better: bool = True, needs_context: bool = False, judge: JudgeConfig | None = None) -> None:
         if not isinstance(rubric, str) or not rubric.strip():
             raise InputError(
                 f"metric {name!r}: rubric must be a non-empty string saying what to judge; got {_short(rubric)}"
             )
         low, high = _checked_scale(name, scale)
-        super().__init__(name, higher_is_better=higher_is_better, params={"rubric": rubric, "scale": [low, high]})
+        if judge is not None and not isinstance(judge, JudgeConfig):
+            raise InputError(f"metric {name!r}: judge must be a JudgeConfig(model=...) or None; got {_short(judge)}")
+        params: dict[str, Any] = {"rubric": rubric, "scale": [low, high]}
+        if judge is not None:
+            params["judge"] = judge.describe()  # never the API key
+        super().__init__(name, higher_is_better=higher_is_better, params=params)
+        self.judge = judge
         self.rubric = rubric
         self.scale = (low, high)
         self.needs_context = bool(needs_context)
 
     def __repr__(self) -> str:
         direction = "" if self.higher_is_better else ", higher_is_better=False"
+        own = "" if self.judge is None else f", judge={self.judge!r}"
         low, high = (int(v) if float(v).is_integer() else v for v in self.scale)
-        return f"JudgeMetric({self.name!r}, scale=({low}, {high}){direction})"
+        return f"JudgeMetric({self.name!r}, scale=({low}, {high}){direction}{own})"
 
     def messages(self, output: Any, case: Any) -> list[dict[str, str]]:
         """The chat messages sent to the judge for ``output`` of ``case``.
@@ -86,8 +101,15 @@ class JudgeMetric(Metric):
     def normalise(self, judgement: Judgement) -> float:
         """The raw score mapped from the scale to [0, 1]; raises :class:`JudgeError` outside the scale.
 
+        A bare number is read on the metric's scale, never as already
+        normalised: ``the score is 0.75`` on a 1 to 5 scale is an error.
+
         >>> correctness().normalise(Judgement(4, 5, ""))
         0.75
+        >>> correctness().normalise(Judgement(0.75, None, ""))
+        Traceback (most recent call last):
+        ...
+        cogeval.scoring.judge.JudgeError: judge score 0.75 is outside the scale 1 to 5
         """
         low, high = self.scale
         if judgement.out_of is not None and judgement.out_of != high:
@@ -98,6 +120,8 @@ class JudgeMetric(Metric):
         return (judgement.score - low) / (high - low)
 
     async def compute(self, output: Any, case: Any, judge: JudgeConfig | None = None) -> Score:
+        """Ask the judge: this metric's own ``judge`` if it has one, else the ``judge`` given (the suite's)."""
+        judge = self.judge if self.judge is not None else judge
         if not isinstance(judge, JudgeConfig):
             return self._error(f"needs a judge: pass judge=JudgeConfig(model=...); got {_short(judge)}")
         if self.needs_context and getattr(case, "context", None) is None:
@@ -154,59 +178,63 @@ def _checked_scale(name: str, scale: Any) -> tuple[float, float]:
 
 
 def llm_metric(name: str, rubric: str, scale: tuple[float, float] = (0, 1),
-               higher_is_better: bool = True) -> JudgeMetric:
+               higher_is_better: bool = True, *, judge: JudgeConfig | None = None) -> JudgeMetric:
     """A judge metric called ``name``: the judge scores each answer by ``rubric`` on ``scale``.
 
     Say in the rubric what the ends of the scale mean. Scores are normalised
-    to [0, 1]: ``(raw - low) / (high - low)``.
+    to [0, 1]: ``(raw - low) / (high - low)``. ``judge``: this metric's own
+    judge, in place of the suite's.
 
     >>> concise = llm_metric("concise", "5: no needless words; 1: padded and repetitive.", scale=(1, 5))
     >>> concise.describe()["params"]["scale"], concise.requires_judge
     ([1.0, 5.0], True)
+    >>> own = llm_metric("concise", "Is it concise?", judge=JudgeConfig("gpt-4o", api_key="k", cache=False))
+    >>> own.describe()["params"]["judge"]["model"]
+    'gpt-4o'
     """
-    return JudgeMetric(name, rubric, scale=scale, higher_is_better=higher_is_better)
+    return JudgeMetric(name, rubric, scale=scale, higher_is_better=higher_is_better, judge=judge)
 
 
 _FIVE = (1, 5)
 
 
-def faithfulness() -> JudgeMetric:
+def faithfulness(*, judge: JudgeConfig | None = None) -> JudgeMetric:
     """Is every claim of the answer supported by the case's context? (1–5; needs ``case.context``)."""
     return JudgeMetric("faithfulness", (
         "Is every claim in the response supported by the context? Judge only against the context, not your own "
         "knowledge. 5: every claim is supported by the context; 3: some claims are unsupported or go beyond the "
         "context; 1: the response contradicts the context or is mostly unsupported."
-    ), scale=_FIVE, needs_context=True)
+    ), scale=_FIVE, needs_context=True, judge=judge)
 
 
-def relevance() -> JudgeMetric:
+def relevance(*, judge: JudgeConfig | None = None) -> JudgeMetric:
     """Does the answer address what was asked? (1–5)."""
     return JudgeMetric("relevance", (
         "Does the response address the input? 5: it directly and completely answers what was asked; "
         "3: it is partly relevant, or padded with unrelated content; 1: it is off-topic or ignores the input."
-    ), scale=_FIVE)
+    ), scale=_FIVE, judge=judge)
 
 
-def coherence() -> JudgeMetric:
+def coherence(*, judge: JudgeConfig | None = None) -> JudgeMetric:
     """Is the answer clear, well organised and consistent? (1–5)."""
     return JudgeMetric("coherence", (
         "Is the response clear, well organised and logically consistent? 5: easy to follow, every sentence fits; "
         "3: understandable but disorganised or with some contradictions; 1: confused, contradictory or incoherent."
-    ), scale=_FIVE)
+    ), scale=_FIVE, judge=judge)
 
 
-def helpfulness() -> JudgeMetric:
+def helpfulness(*, judge: JudgeConfig | None = None) -> JudgeMetric:
     """Would the answer help the user do what they asked? (1–5)."""
     return JudgeMetric("helpfulness", (
         "Would the response help the user achieve what they asked for? 5: fully helpful, accurate and actionable; "
         "3: somewhat helpful but incomplete or vague; 1: unhelpful, evasive or misleading."
-    ), scale=_FIVE)
+    ), scale=_FIVE, judge=judge)
 
 
-def correctness() -> JudgeMetric:
+def correctness(*, judge: JudgeConfig | None = None) -> JudgeMetric:
     """Is the answer correct, and does it agree with the expected answer when one is given? (1–5)."""
     return JudgeMetric("correctness", (
         "Is the response factually correct and, when an expected answer is given, does it agree with it? Judge the "
         "meaning, not the wording. 5: fully correct; 3: partly correct, or missing important parts; "
         "1: wrong, or contradicts the expected answer."
-    ), scale=_FIVE)
+    ), scale=_FIVE, judge=judge)

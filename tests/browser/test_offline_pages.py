@@ -57,6 +57,23 @@ def test_comparison_report_draws_the_forest_plot_offline(tmp_path, open_page):
     assert_not_pwned(visit)
 
 
+def test_suite_html_report_renders_offline_and_inert(tmp_path, open_page):
+    # issue 14: result.report("html") is one page with no script; a planted case input stays text
+    from cogeval import EvalSuite, exact_match
+
+    data = [{"input": PLANTED, "expected": "x"}] + [{"input": f"question {i}", "expected": "ok"} for i in range(1, 6)]
+    result = EvalSuite(data, lambda q: "ok", metrics=[exact_match()], name=PLANTED, progress=False).run()
+    [page] = result.report("html", tmp_path / "run.html")
+
+    visit = open_page(pathlib.Path(page), "suite-report", wait_for="table.cases")
+    visit.shoot()
+    visit.assert_clean()
+    assert visit.page.locator("table.cases tbody tr").count() == 6
+    assert visit.page.locator("script").count() == 0
+    assert visit.page.locator("td.text", has_text="window.__pwned = 1").count() >= 1
+    assert_not_pwned(visit)
+
+
 def test_example_notebook_compare_runs_renders_offline(tmp_path, open_page):
     page = tmp_path / "compare-runs.html"
     page.write_text(notebook_html(executed("compare-runs").nb, name="compare-runs"), encoding="utf-8")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -58,7 +59,7 @@ def test_binary_metric_uses_mcnemar_hand_worked():
     # statsmodels: mcnemar([[a, b], [c, d]], exact=True) on the 2x2 table (both right 4, both wrong 0)
     assert m.p_value == pytest.approx(mcnemar([[4, 2], [4, 0]], exact=True).pvalue, abs=1e-12)
     assert (m.n, m.base, m.head, m.difference) == (10, 0.6, 0.8, pytest.approx(0.2))
-    assert (m.improved, m.regressed) == (4, 2)
+    assert (m.n_improved, m.n_regressed) == (4, 2)
     assert m.adjusted_p_value == m.p_value  # a family of one
     assert (m.significant, m.winner, c.winner) == (False, "tie", "tie")
 
@@ -84,7 +85,7 @@ def test_continuous_metric_t_test_matches_scipy():
     assert m.base == pytest.approx(np.mean(QUALITY_BASE)) and m.head == pytest.approx(np.mean(QUALITY_HEAD))
     assert m.effect_size == pytest.approx(d.mean() / d.std(ddof=1))
     assert (m.significant, m.winner, c.winner) == (True, "head", "head")
-    assert (m.improved, m.regressed) == (9, 1)
+    assert (m.n_improved, m.n_regressed) == (9, 1)
 
 
 def test_wilcoxon_matches_scipy():
@@ -124,7 +125,7 @@ def test_lower_is_better_head_lower_wins():
     assert m.difference == pytest.approx(-0.265, abs=1e-12)
     assert m.p_value == pytest.approx(stats.ttest_rel(head, base).pvalue, rel=1e-10) and m.p_value < 0.05
     assert m.significant
-    assert (m.winner, c.winner, m.improved, m.regressed) == ("head", "head", 8, 0)
+    assert (m.winner, c.winner, m.n_improved, m.n_regressed) == ("head", "head", 8, 0)
     assert set(c.changes["direction"]) == {"improved"}
     assert c.regressions == []
 
@@ -151,7 +152,7 @@ def test_identical_runs_tie_everywhere_with_no_changes():
     assert math.isnan(q.effect_size)
     assert [m.winner for m in c.metrics.values()] == ["tie", "tie"] and c.winner == "tie"
     assert c.changes.empty and list(c.changes.columns) == CHANGES_COLUMNS
-    assert (c.matched, c.added, c.removed, quality_warnings(c)) == (10, 0, 0, [])
+    assert (c.matched, c.n_added, c.n_removed, quality_warnings(c)) == (10, 0, 0, [])
 
 
 def test_added_removed_and_repeated_cases():
@@ -160,9 +161,11 @@ def test_added_removed_and_repeated_cases():
     head = table(("a", 0, 0, "acc", 1.0, False), ("a", 1, 0, "acc", 1.0, False), ("b", 0, 0, "acc", 1.0, False),
                  ("a", 2, 0, "acc", 1.0, False), ("y", 0, 0, "acc", 0.0, False), ("y", 1, 0, "acc", 0.0, False))
     c = compare_scores(base, head, directions={"acc": True}, seed=0, inputs={"a": "A?"})
-    assert (c.matched, c.added, c.removed) == (3, 3, 2)
-    assert list(c.added_cases) == ["a", "y", "y"]  # one entry per unit, head order
-    assert list(c.removed_cases) == ["x", "x"]
+    assert (c.matched, c.n_added, c.n_removed) == (3, 3, 2)
+    # issue 14: added / removed are tables of the units only one run has (key, occurrence, input), in that run's order
+    assert c.added.values.tolist() == [["a", 2, "A?"], ["y", 0, None], ["y", 1, None]]
+    assert c.removed.values.tolist() == [["x", 0, None], ["x", 1, None]]
+    assert list(c.added.columns) == ["case_key", "occurrence", "input"]
     assert c.changes[["case_key", "occurrence", "input", "delta"]].values.tolist() == [["a", 1, "A?", 1.0]]
 
 
@@ -186,7 +189,7 @@ def test_failures_and_nan_cells():
     m = c.metrics["acc"]
     # pairs: ok (1, 1), ok2 (0, 1), head_failed (1, 0), base_failed (0, 1); both_failed and nan_cell left out
     assert (m.n, m.base, m.head) == (4, 0.5, 0.75)
-    assert m.test == "mcnemar-exact" and (m.improved, m.regressed) == (2, 1)
+    assert m.test == "mcnemar-exact" and (m.n_improved, m.n_regressed) == (2, 1)
     assert c.matched == 6
     assert c.changes["case_key"].tolist() == ["ok2", "head_failed", "base_failed"]
 
@@ -310,7 +313,7 @@ def test_to_frame_and_run_info():
     [
         ({"test": "z"}, "test must be one of 't', 'wilcoxon'; got 'z'"),
         ({"alpha": 1.0}, "alpha must be a number in (0, 1); got 1.0"),
-        ({"seed": -1}, "seed must be None, an integer >= 0 or a numpy Generator; got -1"),
+        ({"seed": -1}, "seed must be None, an integer >= 0, a string or a numpy Generator; got -1"),
         ({"decide_on": ["nope"]}, "decide_on names 'nope', which is not compared; the compared metrics are: q"),
         ({"margins": {"q": -1}}, "margins['q'] must be a finite number >= 0 in the metric's units; got -1"),
         ({"metrics": "q"}, "metrics must be None or a list of metric names; got 'q'"),
@@ -338,7 +341,7 @@ def test_seed_follows_the_one_rule_and_a_generator_is_recorded_as_none():
 
 def test_no_matched_cases():
     c = compare_scores(wide(q=[0.1, 0.2]), table(("z", 0, 0, "q", 1.0, False)), directions={"q": True}, seed=0)
-    assert (c.matched, c.added, c.removed, dict(c.metrics), c.winner) == (0, 1, 2, {}, "tie")
+    assert (c.matched, c.n_added, c.n_removed, dict(c.metrics), c.winner) == (0, 1, 2, {}, "tie")
     assert c.changes.empty
 
 
@@ -352,7 +355,7 @@ def test_swapping_runs_mirrors_the_comparison(test):
         r = back.metrics[name]
         assert (r.p_value, r.adjusted_p_value, r.test) == (pytest.approx(m.p_value), pytest.approx(m.adjusted_p_value), m.test)
         assert (r.difference, r.effect_size) == (pytest.approx(-m.difference), pytest.approx(-m.effect_size))
-        assert (r.winner, r.improved, r.regressed) == (mirror[m.winner], m.regressed, m.improved)
+        assert (r.winner, r.n_improved, r.n_regressed) == (mirror[m.winner], m.n_regressed, m.n_improved)
     assert back.winner == mirror[forward.winner]
 
 
@@ -372,3 +375,23 @@ def test_a_cost_no_case_reported_gives_one_warning_not_two():
     assert quality_warnings(c) == ["Metric 'cost' has no matched case scored in both runs; it was not compared",
                                    "No compared metric decides the verdict (the compared ones only inform; name the "
                                    "deciding ones with decide_on), so it is inconclusive"]
+
+
+def test_improved_and_regressed_are_the_metrics_rows_of_changes():
+    # issue 14: MetricComparison.improved / .regressed are DataFrame slices of changes (largest move first),
+    # the counts are n_improved / n_regressed (also the comparison table's columns); reprs print no table.
+    base = table(*[(k, 0, 0, m, s, False) for k, s in zip("abcd", (0.1, 0.5, 0.9, 0.4)) for m in ("q", "r")])
+    head = table(*[(k, 0, 0, m, s, False) for k, s in zip("abcd", (0.6, 0.2, 1.0, 0.4)) for m in ("q", "r")])
+    c = compare_scores(base, head, directions={"q": True, "r": False}, seed=0)
+    q, r = c.metrics["q"], c.metrics["r"]
+    assert q.improved[["case_key", "delta"]].values.tolist() == [["a", 0.5], ["c", pytest.approx(0.1)]]
+    assert q.regressed[["case_key", "delta"]].values.tolist() == [["b", pytest.approx(-0.3)]]
+    assert r.improved["case_key"].tolist() == ["b"] and r.regressed["case_key"].tolist() == ["a", "c"]  # lower is better
+    assert (q.n_improved, q.n_regressed, r.n_improved, r.n_regressed) == (2, 1, 1, 2)
+    assert c.to_frame()[["metric", "n_improved", "n_regressed"]].values.tolist() == [["q", 2, 1], ["r", 1, 2]]
+    assert "improved" not in c.to_frame().columns and "_changes" not in list(q.keys()) and "_changes" not in q.to_dict()
+    # equality and hash ignore the changes a metric reads from; a standalone metric has no changed cases
+    alone = dataclasses.replace(q, _changes=None)
+    assert alone == q and hash(alone) == hash(q) and alone.improved.empty
+    assert "DataFrame" not in repr(q) and "case_key" not in repr(q) and "case_key" not in repr(c)
+    assert repr(c).endswith("matched=4, n_added=0, n_removed=0, changes=6 rows)")

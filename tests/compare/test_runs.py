@@ -71,13 +71,18 @@ def test_numbers_match_scipy_and_statsmodels(pair):
     assert quality.p_value == pytest.approx(t_p, rel=1e-9)
     assert quality.adjusted_p_value == pytest.approx(holm[0], rel=1e-9)
     assert quality.ci.low < d.mean() < quality.ci.high
-    assert quality.improved == int((d > 1e-9).sum()) and quality.regressed == int((d < -1e-9).sum())
+    assert quality.n_improved == int((d > 1e-9).sum()) and quality.n_regressed == int((d < -1e-9).sum())
 
     assert (exact.test, exact.n) == ("mcnemar-exact", N)
     assert exact.p_value == pytest.approx(m_p, rel=1e-12)
     assert exact.p_value == pytest.approx(2 * sps.binom.cdf(3, 14, 0.5), rel=1e-12)
     assert exact.adjusted_p_value == pytest.approx(holm[1], rel=1e-9)
-    assert (exact.improved, exact.regressed) == (11, 3)
+    assert (exact.n_improved, exact.n_regressed) == (11, 3)
+    # issue 14: improved / regressed are that metric's rows of changes, largest move first
+    assert exact.improved.equals(c.changes[(c.changes["metric"] == "exact_match") & (c.changes["direction"] == "improved")])
+    assert len(exact.regressed) == 3 and set(exact.regressed["delta"]) == {-1.0}
+    moves = quality.improved["delta"].abs().tolist()
+    assert len(moves) == quality.n_improved and moves == sorted(moves, reverse=True)
     assert exact.difference == pytest.approx(8 / 30)
 
     # quality: adjusted p ≈ 0.0082 < 0.05; exact_match: adjusted p ≈ 0.0574 (Holm: max(2·0.0041, 0.0574))
@@ -85,7 +90,7 @@ def test_numbers_match_scipy_and_statsmodels(pair):
     assert (exact.significant, exact.winner) == (False, "tie")
     assert c.winner == "head"
     assert (c.base.name, c.head.name, c.base.run_id) == ("base", "head", base.run_id)
-    assert (c.matched, c.added, c.removed) == (N, 0, 0)
+    assert (c.matched, c.n_added, c.n_removed) == (N, 0, 0)
     assert quality_warnings(c) == []
 
 
@@ -125,8 +130,9 @@ def test_added_removed_and_repeated_cases():
     c = compare_runs(base, head, seed=0)
     q = c.metrics["quality"]
     b, h = np.array([0.1, 0.2, 0.3, 0.4]), np.array([0.2, 0.5, 0.3, 0.6])
-    assert (c.matched, c.added, c.removed, q.n) == (4, 2, 1, 4)
-    assert c.added_cases == [Case("q1").key, Case("q4").key] and c.removed_cases == [Case("q3").key]
+    assert (c.matched, c.n_added, c.n_removed, q.n) == (4, 2, 1, 4)
+    assert c.added[["case_key", "occurrence", "input"]].values.tolist() == [[Case("q1").key, 2, "q1"], [Case("q4").key, 0, "q4"]]
+    assert c.removed[["case_key", "input"]].values.tolist() == [[Case("q3").key, "q3"]]
     assert q.base == pytest.approx(b.mean()) and q.head == pytest.approx(h.mean())
     assert q.p_value == pytest.approx(sps.ttest_rel(h, b).pvalue, rel=1e-9)
     assert quality_warnings(c) == [
@@ -166,7 +172,7 @@ def test_a_failed_case_written_without_scores_is_paired_not_taken_for_added():
     c = compare_runs(base, head, seed=0)
     m = c.metrics["m"]
     # k2: base failed → 0 against head 1; k4: both failed → left out. 5 pairs, b = 0, c = 3: binom.test(0, 3)
-    assert (c.matched, c.added, c.removed, m.n) == (6, 0, 0, 5)
+    assert (c.matched, c.n_added, c.n_removed, m.n) == (6, 0, 0, 5)
     assert (m.base, m.head) == pytest.approx((0.4, 1.0))
     assert m.p_value == pytest.approx(2 * sps.binom.cdf(0, 3, 0.5))
 
@@ -199,7 +205,7 @@ def test_hand_written_repeated_cases_without_occurrence_pair_copy_by_copy():
     # 4 pairs, b = 0, c = 2 (k1 and the second k0): R binom.test(0, 2) gives p = 0.5
     assert (c.matched, m.n, m.test) == (4, 4, "mcnemar-exact")
     assert m.p_value == pytest.approx(2 * sps.binom.cdf(0, 2, 0.5))
-    assert (m.base, m.head, m.improved) == (0.5, 1.0, 2)
+    assert (m.base, m.head, m.n_improved) == (0.5, 1.0, 2)
 
 
 # -- latency, cost and tokens from suite runs -------------------------------------------------------------
@@ -230,7 +236,7 @@ def test_latency_is_compared_case_by_case_lower_is_better(suite_runs):
     assert m.base == pytest.approx(b.mean()) and m.head == pytest.approx(h.mean())
     assert m.p_value == pytest.approx(sps.ttest_rel(h, b).pvalue, rel=1e-9)
     assert m.difference < 0 and m.significant and m.winner == "head"  # head is faster: head wins
-    assert m.improved == 8 and m.regressed == 0
+    assert m.n_improved == 8 and m.n_regressed == 0
 
 
 def test_cost_and_tokens_per_case(suite_runs):
@@ -238,8 +244,8 @@ def test_cost_and_tokens_per_case(suite_runs):
     c = compare_runs(base, head, seed=0)
     assert (c.metrics["cost"].base, c.metrics["cost"].head) == pytest.approx((0.002, 0.001))
     assert (c.metrics["token_usage"].base, c.metrics["token_usage"].head) == (15.0, 12.0)
-    assert c.metrics["cost"].improved == 8 and c.metrics["token_usage"].improved == 8
-    assert c.metrics["exact_match"].regressed == 1
+    assert c.metrics["cost"].n_improved == 8 and c.metrics["token_usage"].n_improved == 8
+    assert c.metrics["exact_match"].n_regressed == 1
     scores = score_frame(base.to_run())
     assert scores.groupby("metric").size().to_dict() == {"cost": 8, "exact_match": 8, "latency": 8, "token_usage": 8}
     assert not scores["case_error"].any()
@@ -380,7 +386,7 @@ def test_directions_disagree_and_the_base_direction_is_used():
         "Metric 'speed': every paired difference is +1, so the t-test is undefined (p-value NaN, not significant); "
         "test='wilcoxon' can rank them"]
     m = c.metrics["speed"]
-    assert m.higher_is_better is False and m.regressed == 8
+    assert m.higher_is_better is False and m.n_regressed == 8
     assert math.isnan(m.p_value)  # every difference is exactly +1: the t-test is undefined (DESIGN §4)
 
 
@@ -423,4 +429,4 @@ def test_fields_read_as_issue_4_lists_them(pair):
     assert (low, high) == (m.ci.low, m.ci.high) and "adjusted_p_value" in m and "nope" not in m
     with pytest.raises(KeyError):
         c.base["nope"]
-    assert isinstance(c.matched, int) and list(c.added_cases) == [] and c.added == c.removed == 0
+    assert isinstance(c.matched, int) and c.added.empty and c.n_added == c.n_removed == 0

@@ -50,7 +50,7 @@ def test_a_custom_statistical_metric_is_compared_between_saved_run_files(files):
     base, head = [2.0] * 5, [1.0, 1.0, 1.0, 1.0, 2.0]
     assert (m.n, m.base, m.head, m.difference) == (5, 2.0, 1.2, pytest.approx(-0.8))
     assert m.p_value == pytest.approx(sps.ttest_rel(head, base).pvalue, rel=1e-12)  # R: t.test(head, base, paired=TRUE)
-    assert (m.higher_is_better, m.role, m.improved, m.regressed) == (False, "informs", 4, 0)
+    assert (m.higher_is_better, m.role, m.n_improved, m.n_regressed) == (False, "informs", 4, 0)
     assert not [w for w in c.warnings if "tool_calls" in w and "per-case values" in w]
 
 

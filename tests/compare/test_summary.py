@@ -125,7 +125,7 @@ def test_summarise_checks_its_arguments():
     assert str(caught.value) == "confidence must be a number in (0, 1); got 1.5"
     with pytest.raises(InputError) as caught:
         summarise("q", [1.0], seed=-1)
-    assert str(caught.value) == "seed must be None, an integer >= 0 or a numpy Generator; got -1"
+    assert str(caught.value) == "seed must be None, an integer >= 0, a string or a numpy Generator; got -1"
     with pytest.raises(InputError) as caught:
         summarise("q", [1.0], interval="wald")
     assert str(caught.value) == "interval must be one of 'wilson', 'bootstrap'; got 'wald'"

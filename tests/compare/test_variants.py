@@ -111,7 +111,7 @@ def test_a_mapping_of_targets_is_accepted_and_the_async_form_works():
         ({"repeats": 0}, r"^repeats must be an integer >= 1; got 0$"),
         ({"alpha": 2}, r"^alpha must be a number in \(0, 1\); got 2$"),
         ({"test": "z"}, r"^test must be one of 't', 'wilcoxon'; got 'z'$"),
-        ({"seed": -1}, r"^seed must be None, an integer >= 0 or a numpy Generator; got -1$"),
+        ({"seed": -1}, r"^seed must be None, an integer >= 0, a string or a numpy Generator; got -1$"),
     ],
 )
 def test_bad_arguments_fail_before_anything_runs(kwargs, message):

@@ -53,7 +53,7 @@ def test_float_noise_is_no_change_for_every_test():
         c = compare_scores(wide(q=base), wide(q=head), directions={"q": True}, test=test)
         m = c.metrics["q"]
         assert (m.p_value, m.difference, m.winner, m.verdict) == (1.0, 0.0, "tie", "inconclusive")
-        assert (m.improved, m.regressed, len(c.changes)) == (0, 0, 0)
+        assert (m.n_improved, m.n_regressed, len(c.changes)) == (0, 0, 0)
         assert tuple(m.ci) == (0.0, 0.0) and math.isnan(m.effect_size)
 
 
@@ -63,7 +63,7 @@ def test_trial_order_does_not_decide():
     base = table(*[(f"c{i}", 0, t, "q", s, False) for i in range(12) for t, s in enumerate(scores)])
     head = table(*[(f"c{i}", 0, t, "q", s, False) for i in range(12) for t, s in enumerate(shuffled)])
     m = compare_scores(base, head, directions={"q": True}).metrics["q"]
-    assert m.head == m.base and (m.p_value, m.winner, m.improved, m.regressed) == (1.0, "tie", 0, 0)
+    assert m.head == m.base and (m.p_value, m.winner, m.n_improved, m.n_regressed) == (1.0, "tie", 0, 0)
     assert m.base == 1 / 3  # the correctly rounded mean of 0.1, 0.2, 0.7
 
 
@@ -326,7 +326,7 @@ def test_the_same_trials_give_the_same_mean_whatever_the_other_cases_hold():
     head = table(*[("c0", 0, t, "q", s, False) for t, s in enumerate(reversed(trials))],
                  *[("c1", 0, t, "q", s * 1e-3, False) for t, s in enumerate(trials)])
     c = compare_scores(base, head, directions={"q": True})
-    assert c.changes["case_key"].tolist() == ["c1"] and c.metrics["q"].regressed == 1
+    assert c.changes["case_key"].tolist() == ["c1"] and c.metrics["q"].n_regressed == 1
 
 
 def test_margins_need_alpha_below_one_half():

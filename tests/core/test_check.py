@@ -1,3 +1,4 @@
+import hashlib
 import math
 import pathlib
 
@@ -8,6 +9,7 @@ import cogeval
 import cogeval.scoring
 from cogeval._check import (
     MAX_RETRIES,
+    MIN_TIMEOUT_S,
     as_float_array,
     check_choice,
     check_path,
@@ -17,6 +19,7 @@ from cogeval._check import (
     check_retries,
     check_same_length,
     check_seed,
+    check_timeout,
     describe,
 )
 from cogeval.errors import CogevalError, InputError
@@ -63,14 +66,34 @@ def test_seed_keeps_a_generator():
 
 
 @pytest.mark.parametrize("value, shown", [
-    (-1, "-1"), (True, "True"), (1.0, "1.0"), ("3", "'3'"), (np.random.RandomState(0), "RandomState"),
+    (-1, "-1"), (True, "True"), (1.0, "1.0"), (b"3", "b'3'"), (np.random.RandomState(0), "RandomState"),
 ])
 def test_seed_names_the_argument_and_the_rule(value, shown):
     with pytest.raises(InputError) as error:
         check_seed("random_state", value)
     message = str(error.value)
-    assert message.startswith("random_state must be None, an integer >= 0 or a numpy Generator; got ")
+    assert message.startswith("random_state must be None, an integer >= 0, a string or a numpy Generator; got ")
     assert shown in message
+
+
+def test_a_string_seed_is_the_first_8_bytes_of_its_sha256():
+    # Cogitator-style string seeds ("nightly") hashed stably, never with Python's salted hash():
+    # hashlib.sha256("nightly".encode()).hexdigest()[:16] == "2a3b62b53ddb9f16"
+    assert check_seed("seed", "nightly") == 0x2A3B62B53DDB9F16 == 3043134503785307926
+    assert check_seed("seed", "") == 0xE3B0C44298FC1C14  # SHA-256 of the empty text starts e3b0c442 98fc1c14
+    assert check_seed("seed", "é") == int(hashlib.sha256("é".encode()).hexdigest()[:16], 16)
+    draws = [np.random.default_rng(check_seed("seed", "nightly")).random() for _ in range(2)]
+    assert draws[0] == draws[1]
+
+
+def test_timeout_has_a_minimum_of_one_millisecond():
+    assert MIN_TIMEOUT_S == 0.001
+    assert check_timeout("timeout", 0.001) == 0.001 and check_timeout("timeout", np.float64(30)) == 30.0
+    with pytest.raises(InputError) as error:
+        check_timeout("timeout", 0.0005)
+    assert str(error.value) == "timeout must be at least 0.001 seconds (a shorter deadline fails every call); got 0.0005"
+    with pytest.raises(InputError, match=r"^timeout must be a finite number > 0; got 0$"):
+        check_timeout("timeout", 0)
 
 
 def test_retries_has_one_limit_and_one_message():

@@ -335,9 +335,9 @@ def test_shuffle_is_a_reproducible_permutation(letters):
 
 
 
-@pytest.mark.parametrize("seed", [-1, "x", 1.5, True])
+@pytest.mark.parametrize("seed", [-1, b"x", 1.5, True])
 def test_sample_and_shuffle_follow_the_one_seed_rule(letters, seed):
-    message = f"seed must be None, an integer >= 0 or a numpy Generator; got {seed!r}"
+    message = f"seed must be None, an integer >= 0, a string or a numpy Generator; got {seed!r}"
     for draw in (lambda: letters.sample(2, seed=seed), lambda: letters.shuffle(seed=seed)):
         with pytest.raises(InputError) as caught:
             draw()

@@ -124,7 +124,7 @@ def test_rescore_without_a_judge_for_a_plain_metric():
 
 def test_rescore_validates_its_arguments(tmp_path):
     run = EvalRun.from_frame(pd.DataFrame({"input": ["a"], "quality": [1.0]}))
-    with pytest.raises(InputError, match=r"^metric 'correctness' needs a judge: pass judge=JudgeConfig\(model=\.\.\.\)$"):
+    with pytest.raises(InputError, match=r"^metric 'correctness' needs a judge: pass judge=JudgeConfig\(model=\.\.\.\) to rescore or to the metric$"):
         rescore(run, [correctness()])
     with pytest.raises(InputError, match="needs at least one metric"):
         rescore(run, [])
@@ -142,3 +142,17 @@ def test_rescore_keeps_nan_scores_nan(chat_server, tmp_path):
     new = rescore(old, [correctness()], judge=make_judge(chat_server, tmp_path))
     [value] = new.to_frame()["correctness"].tolist()
     assert math.isnan(value) and new.stats.judge_errors == 1
+
+
+def test_rescore_uses_a_metrics_own_judge_without_a_rescore_judge(chat_server, tmp_path, source):
+    # issue 14: a metric's own judge (correctness(judge=...)) is honoured by rescore as by the suite.
+    path, _ = source
+    old = load_run(path)
+    chat_server.responder = fair_judge
+    new = rescore(path, [correctness(judge=make_judge(chat_server, tmp_path, model="own-judge"))])
+    assert {body["model"] for body in chat_server.requests} == {"own-judge"} and len(chat_server.requests) == 3
+    assert new.to_frame()["correctness"].tolist() == [1.0, 0.0, 1.0]
+    assert new.config.judge == old.config.judge and new.metadata["rescore"]["judge"] is None
+    described = next(m for m in new.to_dict()["config"]["metricDetails"] if m["name"] == "correctness")
+    assert described["params"]["judge"]["model"] == "own-judge"
+    assert (new.to_dict()["stats"]["judgeCalls"], new.stats.judge_errors) == (3, 0)

@@ -154,7 +154,7 @@ def test_construction_is_validated(options, message):
 
 
 def test_a_target_must_be_callable():
-    with pytest.raises(InputError, match=r"^target must be a callable or a ChatTarget; got 'not a function'$"):
+    with pytest.raises(InputError, match=r"^target must be a callable, a ChatTarget or \{\"fn\": callable\}; got 'not a function'$"):
         EvalSuite(DATA, "not a function")
 
 

@@ -315,7 +315,7 @@ def test_cases_must_be_cases():
 
 
 def test_target_is_checked_before_running():
-    with pytest.raises(InputError, match="target must be a callable or a ChatTarget; got 3"):
+    with pytest.raises(InputError, match=r'target must be a callable, a ChatTarget or \{"fn": callable\}; got 3'):
         run(cases(1), 3)
 
 
@@ -565,3 +565,9 @@ def test_a_failed_prepare_is_recorded_by_the_attempts():
     target = Prepared(fail=True)
     outcomes = run(cases(2), target, timeout=2.0)
     assert [o.error for o in outcomes] == ["RuntimeError: no client"] * 2 and target.events == ["prepare"]
+
+
+def test_a_timeout_under_one_millisecond_is_refused():
+    with pytest.raises(InputError) as error:
+        run(cases(1), str.upper, timeout=0.0001)
+    assert str(error.value) == "timeout must be at least 0.001 seconds (a shorter deadline fails every call); got 0.0001"

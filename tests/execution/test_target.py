@@ -137,7 +137,7 @@ def test_exceptions_propagate_from_sync_and_async_targets():
 def test_as_target_refuses_non_callables(bad):
     with pytest.raises(InputError) as info:
         as_target(bad)
-    assert str(info.value) == f"target must be a callable or a ChatTarget; got {bad!r}"
+    assert str(info.value) == f'target must be a callable, a ChatTarget or {{"fn": callable}}; got {bad!r}'
 
 
 def test_as_target_refuses_a_function_without_parameters():
@@ -228,3 +228,13 @@ def test_a_turn_that_reports_no_duration_counts_its_wall_clock_in_the_sum():
     final, turns = asyncio.run(converse(as_target(bot), Case(turns=["a", "b"])))
     assert turns[0].duration_s == 2.0 and 0 <= turns[1].duration_s < 5
     assert final.duration_s == turns[0].duration_s + turns[1].duration_s
+
+
+def test_a_fn_mapping_is_cogitators_function_target():
+    # Cogitator's target { fn: async (input) => ... } is the function itself.
+    target = as_target({"fn": lambda text, case: f"{text}|{case.context}"})
+    assert asyncio.run(target.call(Case("q", context="doc"))).output == "q|doc"
+    with pytest.raises(InputError):
+        as_target({"fn": "not callable"})
+    with pytest.raises(InputError):
+        as_target({"fn": str.upper, "agent": None})

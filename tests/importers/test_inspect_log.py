@@ -291,7 +291,7 @@ def test_compare_runs_finds_the_planted_difference(base, head, tmp_path):
     # 8 discordant pairs, all for head: R binom.test(0, 8)$p.value = 0.0078125, Holm over 3 metrics 0.0234375
     assert (match.n, match.base, match.head, match.difference) == (10, 0.2, 1.0, 0.8)
     assert (match.test, match.p_value, match.adjusted_p_value) == ("mcnemar-exact", 0.0078125, 0.0234375)
-    assert (match.significant, match.winner, match.improved, match.regressed) == (True, "head", 8, 0)
+    assert (match.significant, match.winner, match.n_improved, match.n_regressed) == (True, "head", 8, 0)
     improved = comparison.changes[comparison.changes["metric"] == "match"]
     assert list(improved["input"]) == [QUESTIONS[f"q{i}"][0] for i in range(3, 11)]
     assert comparison.warnings[0] == ("Metric 'checks/length': n = 9 of 10 matched cases, because scoring failed on "

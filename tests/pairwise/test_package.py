@@ -136,10 +136,10 @@ def test_two_widgets_of_one_run_label_one_result(tmp_path):
 def test_seeds_follow_the_one_seed_rule():
     with pytest.raises(InputError) as caught:
         human_pairwise("h", seed=-1)
-    assert str(caught.value) == "seed must be None, an integer >= 0 or a numpy Generator; got -1"
+    assert str(caught.value) == "seed must be None, an integer >= 0, a string or a numpy Generator; got -1"
     with pytest.raises(InputError) as caught:
         cogeval.export_pairwise_cases([], [], "c", "out.jsonl", seed=1.5)
-    assert str(caught.value) == "seed must be None, an integer >= 0 or a numpy Generator; got 1.5"
+    assert str(caught.value) == "seed must be None, an integer >= 0, a string or a numpy Generator; got 1.5"
     shown = []
     human = human_pairwise("h", ask=lambda case, x, y: shown.append(x) or "1", seed=np.random.default_rng(42))
     run_pairwise([{"input": str(i)} for i in range(6)], lambda q: "A", lambda q: "B", [human])

@@ -387,7 +387,8 @@ def test_consistent_judge_wins_and_both_orders_are_shown(chat_server, tmp_path):
                  "<context>\nN/A\n</context>", "<response_2>\n4\n</response_2>"):
         assert part in prompt
     assert result.comparators["correct"] == {
-        "kind": "judge", "criterion": "Which answer is correct?", "swap": True, "judge": judge.judge.describe()}
+        "kind": "judge", "criterion": "Which answer is correct?", "swap": True, "include_reference": True,
+        "judge": judge.judge.describe()}
 
 
 def test_a_judge_that_always_picks_the_first_shown_flips_every_case(chat_server, tmp_path):
@@ -665,3 +666,49 @@ def test_win_rate_row_stacks_with_other_tests():
     row = result_of({"j": winners(*["b"] * 15, *["a"] * 133)}).win_rate("j").to_frame()
     assert row.loc[0, ["test", "n", "statistic"]].tolist() == ["sign", 148, 15]
     assert row.loc[0, "p_value"] == pytest.approx(stats.binomtest(15, 148).pvalue, rel=1e-9)
+
+
+# -- AG2's include_reference and label (issue 14) --------------------------------------------------
+
+
+def test_include_reference_false_hides_the_expected_answer_as_in_ag2(chat_server, tmp_path):
+    # AG2's pairwise_judge(..., include_reference=False) renders no "## Reference" section, so the golden answer
+    # cannot leak into criteria the responses must meet on their own.
+    chat_server.enqueue(answer("2"), answer("1"))
+    judge = pairwise_judge(make_judge(chat_server, tmp_path), "Which is grounded?", "grounded", include_reference=False)
+    data = [{"input": "2+2", "expected": "four, exactly", "context": "Arithmetic."}]
+    result = run_pairwise(data, lambda q: "5", lambda q: "4", [judge])
+    assert result.verdicts["grounded"][0].winner == "b"
+    for body in chat_server.requests:
+        prompt = body["messages"][1]["content"]
+        assert "<expected>" not in prompt and "four, exactly" not in prompt and "expected answer" not in prompt
+        assert "<context>\nArithmetic.\n</context>" in prompt and "<input>\n2+2\n</input>" in prompt
+    assert result.comparators["grounded"]["include_reference"] is False
+    assert repr(judge).startswith("PairwiseJudge(key='grounded', criterion='Which is grounded?', swap=True, "
+                                  "include_reference=False, judge=")
+    with pytest.raises(InputError) as caught:
+        pairwise_judge(JudgeConfig("m", api_key="k", cache=False), "Better?", "j", include_reference="no")
+    assert str(caught.value) == "include_reference must be True or False; got 'no'"
+
+
+def test_a_label_names_the_comparison_in_the_result_and_its_file(tmp_path):
+    # AG2's evaluate_pairwise(..., label=...) records "a shared identifier" on the run and in its saved dict.
+    result = run_pairwise(DATA, lambda q: "?", lambda q: str(eval(q)), [human_pairwise("human", ask=pick_correct)],
+                          store=tmp_path, names=("old", "new"), label="prompt v2 vs v1")
+    assert result.label == "prompt v2 vs v1"
+    assert repr(result).splitlines()[0].endswith("'prompt v2 vs v1': new (B) vs old (A), 3 tasks")
+    assert json.loads(result.path.read_text())["label"] == "prompt v2 vs v1"
+    loaded = load_pairwise(result.path)
+    assert loaded == result and loaded.label == "prompt v2 vs v1"
+    assert "prompt v2 vs v1" in result._repr_html_()
+    unnamed = run_pairwise(DATA, lambda q: "?", lambda q: "4", [human_pairwise("human", ask=pick_correct)])
+    assert unnamed.label is None and "label" not in unnamed.to_dict()  # files without a label are as before
+
+
+@pytest.mark.parametrize("label", ["", " ", 3])
+def test_a_bad_label_fails_before_any_target_runs(label):
+    called = []
+    with pytest.raises(InputError) as caught:
+        run_pairwise(DATA, called.append, called.append, [human_pairwise("h", ask=pick_correct)], label=label)
+    assert str(caught.value) == f"label must be None or a non-empty string naming the comparison; got {label!r}"
+    assert called == []

@@ -41,7 +41,7 @@ def _metric(name, *, higher=True, base, head, verdict, p, adjusted, test="t", ro
         metric=name, higher_is_better=higher, base=base, head=head, n=120, difference=difference,
         ci=Interval(difference - 0.05, difference + 0.05), effect_size=difference / 0.2, test=test,
         p_value=p, adjusted_p_value=adjusted, significant=significant, winner=winner,
-        improved=improved, regressed=regressed, role=role, verdict=verdict, margin=margin, ci_level=level,
+        n_improved=improved, n_regressed=regressed, role=role, verdict=verdict, margin=margin, ci_level=level,
         mde=mde, n_needed=n_needed,
     )
 
@@ -65,6 +65,10 @@ def _changes(payload_metric="exact_match", many=60):
     return frame.sort_values("delta", key=abs, ascending=False, kind="stable").reset_index(drop=True)
 
 
+def _unpaired(*keys):
+    return pd.DataFrame({"case_key": list(keys), "occurrence": [0] * len(keys), "input": [f"input {k}" for k in keys]})
+
+
 def _comparison(metrics, changes=None, warnings=(), verdict="better", base_name="baseline", head_name="candidate"):
     deciding = [m for m in metrics if m.role == "decides"]
     winners = [m.winner for m in deciding]
@@ -73,7 +77,7 @@ def _comparison(metrics, changes=None, warnings=(), verdict="better", base_name=
         head=RunInfo("run-b2", head_name, "2025-05-02T11:30:00Z"),
         winner="head" if winners.count("head") > winners.count("base") else "base" if winners.count("base") else "tie",
         metrics={m.metric: m for m in metrics},
-        matched=120, added=3, removed=1, added_cases=["x", "y", "z"], removed_cases=["w"],
+        matched=120, added=_unpaired("x", "y", "z"), removed=_unpaired("w"),
         warnings=list(warnings),
         changes=changes if changes is not None else pd.DataFrame(columns=["case_key", "input", "metric", "base", "head", "delta", "direction"]),
         alpha=0.05, seed=0, verdict=verdict, margins={m.metric: m.margin for m in metrics if m.margin},

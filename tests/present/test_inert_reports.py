@@ -58,7 +58,8 @@ def test_ci_report_escapes_its_annotations_by_githubs_rules(result):
     assert lines[0] == "::notice title=cogeval::2 results, 0 errors, 0 metric errors; exact_match 0.5; ::warning::m @bob 1"
     assert lines[1] == ("::error title=Assertion failed%3A x\\x1b[31m%3A%3Aerror%3A%3Apwned @alice #1 [/]::"
                         "exact_match mean 0.5 < 0.9 (must be >= 0.9; higher is better)")
-    inert_for_a_terminal("\n".join(lines), ours=("::notice title=cogeval::", "::error title=Assertion failed%3A "))
+    inert_for_a_terminal("\n".join(lines), ours=("::notice title=cogeval::", "::error title=Assertion failed%3A ",
+                                                            "::notice title=cogeval cost::"))
 
 
 def test_json_report_keeps_the_data_exactly_and_escapes_it(result):
@@ -73,7 +74,7 @@ def test_json_report_keeps_the_data_exactly_and_escapes_it(result):
 @pytest.mark.parametrize("kind", list(KINDS))
 def test_every_kind_prints_inert_and_writes_without_failing(result, kind, capsys, tmp_path):
     assert write_reports(result, kind) == []
-    inert_for_a_terminal(capsys.readouterr().out, ours=("::notice title=cogeval::", "::error title="))
+    inert_for_a_terminal(capsys.readouterr().out, ours=("::notice title=cogeval::", "::error title=", "::notice title=cogeval cost::"))
     [path] = write_reports(result, kind, tmp_path / f"report{KINDS[kind]}")
     pathlib.Path(path).read_text(encoding="utf-8")  # valid UTF-8: a lone surrogate is written as \ud83d
 

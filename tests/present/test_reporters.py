@@ -77,6 +77,8 @@ def test_ci_report_annotates_failures(result):
     assert lines[0] == "::notice title=cogeval::2 results, 0 errors, 0 metric errors; exact_match 0.5"
     assert lines[1] == "::error title=Assertion failed%3A threshold(exact_match%2C 0.9)::" + result.assertions[0].message.replace("%", "%25")
     assert lines[-1] == "cogeval: 0 of 1 assertions passed — FAILED"
+    # issue 14: the cost is in the CI report too; a function target reports none, so it is unknown, never $0
+    assert lines[-2] == "::notice title=cogeval cost::cost unknown"
 
 
 def test_several_kinds_go_into_a_folder(result, tmp_path):
@@ -85,7 +87,7 @@ def test_several_kinds_go_into_a_folder(result, tmp_path):
 
 
 def test_unknown_kind_lists_the_choices(result):
-    with pytest.raises(InputError, match=r"^kind must be one of 'console', 'json', 'csv', 'markdown', 'ci'; got 'pdf'$"):
+    with pytest.raises(InputError, match=r"^kind must be one of 'console', 'json', 'csv', 'markdown', 'ci', 'html'; got 'pdf'$"):
         result.report("pdf")
 
 
@@ -93,5 +95,5 @@ def test_a_kind_of_a_wrong_type_lists_the_choices(result):
     from cogeval.present.reporters import render
 
     for call in (lambda: result.report(42), lambda: render(result, 42)):
-        with pytest.raises(InputError, match=r"^kind must be one of 'console', 'json', 'csv', 'markdown', 'ci'; got 42$"):
+        with pytest.raises(InputError, match=r"^kind must be one of 'console', 'json', 'csv', 'markdown', 'ci', 'html'; got 42$"):
             call()

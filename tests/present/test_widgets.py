@@ -65,7 +65,7 @@ def test_choosing_runs_like_a_browser_recompares(store):
     explorer.head.set_state({"index": 2})  # the newest nightly: quality + 0.2 on every case
     c = explorer.comparison
     assert c.head.run_id == "20260103T080000000Z-00000003"
-    assert round(c.metrics["quality"].difference, 9) == 0.2 and c.metrics["quality"].improved == 20
+    assert round(c.metrics["quality"].difference, 9) == 0.2 and c.metrics["quality"].n_improved == 20
     assert chart_x(explorer) == [c.metrics["quality"].difference]
     assert "Regressed cases: 0" in explorer.cases.value
 
@@ -74,7 +74,7 @@ def test_failures_show_a_message_instead_of_raising(store):
     explorer = run_explorer(store)
     explorer.seed.value = -1
     assert explorer.comparison is None and explorer.chart.outputs == () and explorer.cases.value == ""
-    assert "InputError: seed must be None, an integer &gt;= 0 or a numpy Generator; got -1" in explorer.table.value
+    assert "InputError: seed must be None, an integer &gt;= 0, a string or a numpy Generator; got -1" in explorer.table.value
     explorer.seed.value = 0
     assert explorer.comparison is not None
     explorer.metrics.value = ()
@@ -177,7 +177,7 @@ def test_widget_functions_are_lazy_top_level_names():
 def test_run_explorer_checks_its_arguments(store):
     with pytest.raises(InputError, match=r"alpha must be a number in \(0, 1\); got 1.5"):
         run_explorer(store, alpha=1.5)
-    with pytest.raises(InputError, match=r"^seed must be None, an integer >= 0 or a numpy Generator; got -1$"):
+    with pytest.raises(InputError, match=r"^seed must be None, an integer >= 0, a string or a numpy Generator; got -1$"):
         run_explorer(store, seed=-1)
     with pytest.raises(InputError, match="test must be one of 't', 'wilcoxon'; got 'z'"):
         run_explorer(store, test="z")

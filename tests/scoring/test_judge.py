@@ -390,3 +390,73 @@ def test_a_labelled_score_after_a_long_run_of_blanks_parses_in_one_pass():
     # 200,000 blanks would take hours. Now the blanks are one loop.
     answer = "score:" + " " * 200_000 + "none given. Score: 4/5"
     assert (parse_judgement(answer).score, parse_judgement(answer).out_of) == (4.0, 5.0)
+
+
+# -- prose scores (issue 14: Cogitator's judges read "The score is 0.75 because ...") -------------
+
+
+@pytest.mark.parametrize("answer", [
+    "The score is 0.75 because the city is right but the answer is terse.",
+    "The city is right but the answer is terse, so I gave it a score of 0.75.",
+])
+def test_a_score_in_prose_is_read(chat_server, tmp_path, answer):
+    # Cogitator's parseJudgeResponse reads 'The score is 0.75'; before, cogeval gave NaN and "has no score".
+    chat_server.enqueue(completion(answer))
+    score = judged(llm_metric("terse", "Is it right and complete?"), make_judge(chat_server, tmp_path))
+    assert (score.value, score.error, score.details["raw_score"]) == (0.75, None, 0.75)
+    assert score.details["reasoning"] == answer
+
+
+def test_a_prose_score_is_read_on_the_metrics_scale_never_as_already_normalised(chat_server, tmp_path):
+    chat_server.enqueue(completion("The score is 0.75 because the city is right."))
+    score = judged(correctness(), make_judge(chat_server, tmp_path))
+    assert math.isnan(score.value)
+    assert score.error == "metric 'correctness' judge score 0.75 is outside the scale 1 to 5"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("I give it a score of 4 out of 5.", (4.0, 5.0)),
+    ("The score is 3/5; the score of the other answer was lower.", (3.0, 5.0)),
+    ("**Score** is 2", (2.0, None)),
+])
+def test_prose_scores_with_a_scale(text, expected):
+    found = parse_judgement(text)
+    assert (found.score, found.out_of) == expected
+
+
+@pytest.mark.parametrize("text", ["The scores of 3 users differ.", "The score is unclear.", "An underscore is fine."])
+def test_prose_without_a_score_is_still_refused_never_zero(text):
+    with pytest.raises(JudgeError, match="judge answer has no score"):
+        parse_judgement(text)
+
+
+def test_a_prose_score_after_long_blank_runs_parses_in_one_pass():
+    # The prose forms add `\s+(?:is|of)`: no loop next to it matches blanks again, so 200,000 blanks stay linear.
+    answer = "the score" + " " * 200_000 + "unclear; score is" + " " * 200_000 + "x. I gave it a score of 4 out of 5"
+    assert (parse_judgement(answer).score, parse_judgement(answer).out_of) == (4.0, 5.0)
+
+
+# -- a judge per metric ----------------------------------------------------------------------------
+
+
+def test_a_metrics_own_judge_wins_over_the_one_given(chat_server, tmp_path):
+    chat_server.enqueue(completion('{"score": 5, "reasoning": "ok"}'))
+    own = make_judge(chat_server, tmp_path, model="own-judge")
+    score = judged(correctness(judge=own), make_judge(chat_server, tmp_path, model="suite-judge"))
+    assert score.value == 1.0 and chat_server.requests[0]["model"] == "own-judge"
+    chat_server.enqueue(completion('{"score": 1, "reasoning": "ok"}'))
+    assert correctness(judge=own).score("x", CASE).value == 0.0  # no judge given: its own is enough
+
+
+def test_a_metrics_own_judge_is_recorded_without_its_key(chat_server, tmp_path):
+    own = make_judge(chat_server, tmp_path, model="own-judge")
+    for made in (correctness(judge=own), faithfulness(judge=own), relevance(judge=own),
+                 llm_metric("polite", "Is it polite?", judge=own)):
+        assert made.judge is own and made.describe()["params"]["judge"] == own.describe()
+        assert SECRET not in json.dumps(made.describe()) and SECRET not in repr(made)
+    assert "judge" not in correctness().describe()["params"]
+    assert repr(correctness(judge=own)) == (f"JudgeMetric('correctness', scale=(1, 5), judge=JudgeConfig(model='own-judge', "
+                                            f"base_url='{chat_server.url}', temperature=0.0, samples=1))")
+    with pytest.raises(InputError) as caught:
+        correctness(judge="gpt-4o")
+    assert str(caught.value) == "metric 'correctness': judge must be a JudgeConfig(model=...) or None; got 'gpt-4o'"

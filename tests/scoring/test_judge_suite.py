@@ -107,10 +107,54 @@ def test_a_failing_judge_leaves_no_cell_scored_zero(chat_server, tmp_path):
 
 
 def test_a_judge_metric_without_a_judge_is_refused_at_construction():
-    with pytest.raises(InputError, match=r"^metric 'correctness' needs a judge: pass judge=JudgeConfig\(model=\.\.\.\)$"):
+    with pytest.raises(InputError, match=r"^metric 'correctness' needs a judge: pass judge=JudgeConfig\(model=\.\.\.\) to the suite or to the metric$"):
         suite(None)
     builder = EvalBuilder().with_dataset(DATA).with_target(lambda q: q).with_metrics(exact_match(), faithfulness())
     with pytest.raises(InputError, match="metric 'faithfulness' needs a judge"):
         builder.build()
     with pytest.raises(InputError, match=r"^judge must be a JudgeConfig\(model=\.\.\.\) or None; got 'gpt-4o'$"):
         suite("gpt-4o")
+
+
+# -- a judge per metric (issue 14) -----------------------------------------------------------------
+
+
+def test_a_suite_can_mix_judges_and_needs_none_when_every_judge_metric_has_its_own(chat_server, tmp_path):
+    chat_server.responder = fair_judge
+    judge_a = make_judge(chat_server, tmp_path, model="judge-a", prices={"input": 1.0, "output": 10.0})
+    judge_b = make_judge(chat_server, tmp_path, model="judge-b", prices={"input": 1.0, "output": 10.0})
+    result = suite(None, metrics=[exact_match(), correctness(judge=judge_a), faithfulness(judge=judge_b)]).run()
+    by_model = {}
+    for body in chat_server.requests:
+        asked = "correctness" if "for: correctness." in body["messages"][1]["content"] else "faithfulness"
+        by_model.setdefault(body["model"], set()).add(asked)
+    assert by_model == {"judge-a": {"correctness"}, "judge-b": {"faithfulness"}}
+    assert result.to_frame()["correctness"].tolist() == [1.0, 0.0, 1.0]
+    stats = result.stats  # every judge is counted: 3 calls each, 110 tokens a call
+    assert (stats.judge_calls, stats.judge_input_tokens, stats.judge_output_tokens) == (6, 600, 60)
+    assert stats.judge_cost_usd == pytest.approx(6 * 200e-6)
+    data = json.loads(result.save_run(tmp_path / "runs/").read_text())
+    assert data["config"]["judge"] is None and data["stats"]["judgeCalls"] == 6
+    params = {m["name"]: m["params"] for m in data["config"]["metricDetails"]}
+    assert params["correctness"]["judge"]["model"] == "judge-a" and params["faithfulness"]["judge"]["model"] == "judge-b"
+    assert SECRET not in json.dumps(data)
+
+
+def test_a_metrics_own_judge_overrides_the_suites(chat_server, tmp_path):
+    chat_server.responder = fair_judge
+    shared = make_judge(chat_server, tmp_path, model="suite-judge")
+    own = make_judge(chat_server, tmp_path, model="own-judge")
+    result = suite(shared, metrics=[correctness(judge=own), faithfulness()]).run()
+    models = {(body["model"], "for: correctness." in body["messages"][1]["content"]) for body in chat_server.requests}
+    assert models == {("own-judge", True), ("suite-judge", False)}
+    assert result.run.config.judge == shared.describe() and result.stats.judge_calls == 6
+
+
+def test_a_metrics_own_judge_of_the_targets_model_is_warned_about(chat_server, tmp_path):
+    from cogeval import ChatTarget, SelfPreferenceWarning
+
+    target = ChatTarget("judge-a", base_url=chat_server.url, api_key="k")
+    own = make_judge(chat_server, tmp_path, model="judge-a")
+    with pytest.warns(SelfPreferenceWarning, match="the judge is model 'judge-a', the same model as the target"):
+        EvalSuite(DATA, target, metrics=[correctness(judge=own)], progress=False)
+    assert chat_server.requests == []

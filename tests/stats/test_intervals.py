@@ -131,7 +131,7 @@ def test_bootstrap_wider_at_higher_confidence():
         ({"values": [1, 2], "statistic": "mode"}, "statistic must be one of 'mean', 'median'; got 'mode'"),
         ({"values": [1, 2], "confidence": 95}, "confidence must be a number in (0, 1); got 95"),
         ({"values": [1, 2], "n_resamples": 0}, "n_resamples must be an integer >= 1; got 0"),
-        ({"values": [1, 2], "seed": "x"}, "seed must be None, an integer >= 0 or a numpy Generator; got 'x'"),
+        ({"values": [1, 2], "seed": 1.5}, "seed must be None, an integer >= 0, a string or a numpy Generator; got 1.5"),
     ],
 )
 def test_bootstrap_bad_input_names_the_argument(kwargs, message):
