@@ -45,7 +45,7 @@ def run_html(result: Any, *, max_cases: int = 500) -> str:
         "duration": f"{stats.duration_s:.2f} s", "cost": cost_text(stats).removeprefix("cost "),
         "assertions": f"{passed} of {len(result.assertions)} passed" if result.assertions else "none",
     }
-    names = list(result.aggregated)
+    names = list(result.metric_names)  # per-case metrics; statistical ones have no score per case (see duration)
     return render_template(
         "run.html.j2",
         title=f"cogeval run: {result.name or result.run_id}", version=cogeval_version(), header=header,

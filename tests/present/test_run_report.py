@@ -98,3 +98,13 @@ def test_comparison_html_and_case_explorer_show_trace_ids_and_prompt_versions(ba
     detail = explorer.case_html(position)
     assert ">trace id</td>" in detail and ">1-trace-1</td>" in detail and ">2-trace-1</td>" in detail
     assert ">prompt version</td>" in detail and ">1</td>" in detail
+
+
+def test_a_statistical_metric_is_a_metric_row_not_a_column_of_cases():
+    from cogeval import latency
+
+    result = EvalSuite([{"input": "a", "expected": "a"}], str, metrics=[exact_match()], statistical_metrics=[latency()],
+                       progress=False).run()
+    html = run_html(result)
+    metrics, cases = html.split("<h2>Cases", 1)
+    assert ">latency<" in metrics and ">exact_match<" in cases and ">latency<" not in cases
