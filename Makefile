@@ -12,11 +12,15 @@ export UV_COMPILE_BYTECODE := 1
 .PHONY: demo lint test test-quick bench
 
 $(STAMP): pyproject.toml
-	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check uv \
-	  && $(VENV)/bin/uv pip install --quiet --python $(PY) -e '.[dev]' \
-	  || $(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
-	touch $(STAMP)
+	@echo "cogeval: setting up $(VENV) (first run, or pyproject.toml changed): a few minutes, once"
+	@test -x $(PY) || { echo "cogeval: 1/3 creating the virtual environment"; python3 -m venv $(VENV); }
+	@echo "cogeval: 2/3 installing uv, the fast installer"
+	@$(PY) -m pip install --quiet --disable-pip-version-check uv
+	@echo "cogeval: 3/3 installing cogeval and its test tools (uv shows its progress)"
+	@$(VENV)/bin/uv pip install --python $(PY) -e '.[dev]' \
+	  || $(PY) -m pip install --disable-pip-version-check --progress-bar on -e '.[dev]'
+	@touch $(STAMP)
+	@echo "cogeval: ready"
 
 demo: $(STAMP)
 	$(VENV)/bin/cogeval demo

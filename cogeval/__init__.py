@@ -5,14 +5,9 @@
 0.021484375
 """
 
-from cogeval.compare.comparison import ComparisonResult, EvalComparison
-from cogeval.compare.frames import compare_frames
-from cogeval.compare.leaderboard import Leaderboard
-from cogeval.compare.result import MetricComparison, RunComparison
-from cogeval.compare.runs import compare_runs
-from cogeval.compare.store import RunStore
-from cogeval.compare.variants import Variants, arun_variants, run_variants
-from cogeval.data import Case, Dataset, EvalRun, canonical_json, load_run
+import types
+import typing
+
 from cogeval.errors import (
     CogevalError,
     DatasetError,
@@ -22,75 +17,83 @@ from cogeval.errors import (
     RunSkippedWarning,
     SelfPreferenceWarning,
 )
-from cogeval.evaluate.builder import EvalBuilder
-from cogeval.evaluate.rescore import arescore, rescore
-from cogeval.evaluate.result import CaseResult, EvalSuiteResult, RunStats
-from cogeval.evaluate.suite import EvalSuite
-from cogeval.evaluate.tools import EvalTool, create_run_eval_tool, eval_tools
-from cogeval.execution import ChatTarget, RunInterrupted, TargetResponse
-from cogeval.pairwise import (
-    Agreement,
-    DirectoryTraceSource,
-    Flips,
-    PairwiseResult,
-    WinRate,
-    aevaluate_pairwise,
-    arun_pairwise,
-    evaluate_pairwise,
-    export_pairwise_cases,
-    human_labels,
-    human_pairwise,
-    load_pairwise,
-    pairwise_judge,
-    run_pairwise,
-)
-from cogeval.scoring import (
-    AssertionResult,
-    JudgeConfig,
-    Metric,
-    Score,
-    assertion,
-    coherence,
-    contains,
-    correctness,
-    cost,
-    exact_match,
-    faithfulness,
-    helpfulness,
-    json_valid,
-    latency,
-    llm_metric,
-    metric,
-    no_regression,
-    numeric_match,
-    regex,
-    relevance,
-    threshold,
-    token_f1,
-    token_usage,
-)
-from cogeval.stats import (
-    Aggregate,
-    Interval,
-    McNemarResult,
-    TTestResult,
-    WilcoxonResult,
-    adjust_p_values,
-    aggregate,
-    bootstrap_ci,
-    bradley_terry,
-    cohen_kappa,
-    cohens_d,
-    mcnemars_test,
-    mean,
-    median,
-    paired_t_test,
-    percentile,
-    plan_sample_size,
-    std_dev,
-    wilcoxon_test,
-    wilson_interval,
-)
+
+if typing.TYPE_CHECKING:  # loaded on first use by __getattr__ below; type checkers and IDEs see the names here
+    from cogeval.compare.comparison import ComparisonResult, EvalComparison
+    from cogeval.compare.frames import compare_frames
+    from cogeval.compare.leaderboard import Leaderboard
+    from cogeval.compare.result import MetricComparison, RunComparison
+    from cogeval.compare.runs import compare_runs
+    from cogeval.compare.store import RunStore
+    from cogeval.compare.variants import Variants, arun_variants, run_variants
+    from cogeval.data import Case, Dataset, EvalRun, canonical_json, load_run
+    from cogeval.evaluate.builder import EvalBuilder
+    from cogeval.evaluate.rescore import arescore, rescore
+    from cogeval.evaluate.result import CaseResult, EvalSuiteResult, RunStats
+    from cogeval.evaluate.suite import EvalSuite
+    from cogeval.evaluate.tools import EvalTool, create_run_eval_tool, eval_tools
+    from cogeval.execution import ChatTarget, RunInterrupted, TargetResponse
+    from cogeval.pairwise import (
+        Agreement,
+        DirectoryTraceSource,
+        Flips,
+        PairwiseResult,
+        WinRate,
+        aevaluate_pairwise,
+        arun_pairwise,
+        evaluate_pairwise,
+        export_pairwise_cases,
+        human_labels,
+        human_pairwise,
+        load_pairwise,
+        pairwise_judge,
+        run_pairwise,
+    )
+    from cogeval.scoring import (
+        AssertionResult,
+        JudgeConfig,
+        assertion,
+        coherence,
+        contains,
+        correctness,
+        cost,
+        exact_match,
+        faithfulness,
+        helpfulness,
+        json_valid,
+        latency,
+        llm_metric,
+        no_regression,
+        numeric_match,
+        regex,
+        relevance,
+        threshold,
+        token_f1,
+        token_usage,
+    )
+    from cogeval.scoring.metric import Metric, Score, metric
+    from cogeval.stats import (
+        Aggregate,
+        Interval,
+        McNemarResult,
+        TTestResult,
+        WilcoxonResult,
+        adjust_p_values,
+        aggregate,
+        bootstrap_ci,
+        bradley_terry,
+        cohen_kappa,
+        cohens_d,
+        mcnemars_test,
+        mean,
+        median,
+        paired_t_test,
+        percentile,
+        plan_sample_size,
+        std_dev,
+        wilcoxon_test,
+        wilson_interval,
+    )
 
 __all__ = [
     "Aggregate",
@@ -205,12 +208,85 @@ _PRESENT = frozenset({
 """Presentation functions re-exported here, loaded from ``cogeval.present`` on first use."""
 
 
-def __getattr__(name: str):
-    """Load presentation functions on first use (through :mod:`cogeval._backend`), so ``import cogeval`` stays light."""
-    if name in _PRESENT:
+_LAZY_NAMES = {
+    "compare": (
+        "ComparisonResult EvalComparison Leaderboard MetricComparison RunComparison RunStore Variants "
+        "arun_variants compare_frames compare_runs run_variants"
+    ),
+    "data": "Case Dataset EvalRun canonical_json load_run",
+    "evaluate": (
+        "CaseResult EvalBuilder EvalSuite EvalSuiteResult EvalTool RunStats arescore create_run_eval_tool "
+        "eval_tools rescore"
+    ),
+    "execution": "ChatTarget RunInterrupted TargetResponse",
+    "pairwise": (
+        "Agreement DirectoryTraceSource Flips PairwiseResult WinRate aevaluate_pairwise arun_pairwise "
+        "evaluate_pairwise export_pairwise_cases human_labels human_pairwise load_pairwise pairwise_judge "
+        "run_pairwise"
+    ),
+    "scoring": (
+        "AssertionResult JudgeConfig Metric Score assertion coherence contains correctness cost exact_match "
+        "faithfulness helpfulness json_valid latency llm_metric metric no_regression numeric_match regex "
+        "relevance threshold token_f1 token_usage"
+    ),
+    "stats": (
+        "Aggregate Interval McNemarResult TTestResult WilcoxonResult adjust_p_values aggregate bootstrap_ci "
+        "bradley_terry cohen_kappa cohens_d mcnemars_test mean median paired_t_test percentile "
+        "plan_sample_size std_dev wilcoxon_test wilson_interval"
+    ),
+}
+"""The subpackage (of ``cogeval``) each re-exported name comes from; it is imported on first use of one of its
+names, so ``import cogeval`` costs little more than ``import pandas, numpy, pydantic``
+(``benchmarks/bench_import.py``)."""
+_LAZY = {name: package for package, names in _LAZY_NAMES.items() for name in names.split()}
+
+
+def _subpackage(package: str) -> types.ModuleType:
+    """The subpackage ``cogeval.<package>``, imported (statically, so the layer guards see each edge) on first use."""
+    if package == "compare":
+        from cogeval import compare
+
+        return compare
+    if package == "data":
+        from cogeval import data
+
+        return data
+    if package == "evaluate":
+        from cogeval import evaluate
+
+        return evaluate
+    if package == "execution":
+        from cogeval import execution
+
+        return execution
+    if package == "pairwise":
+        from cogeval import pairwise
+
+        return pairwise
+    if package == "scoring":
+        from cogeval import scoring
+
+        return scoring
+    from cogeval import stats
+
+    return stats
+
+
+def __getattr__(name: str) -> typing.Any:
+    """Load a re-exported name from its subpackage on first use, and presentation functions (through
+    :mod:`cogeval._backend`), so ``import cogeval`` stays light; the value is then bound here."""
+    if name in _LAZY:
+        value = getattr(_subpackage(_LAZY[name]), name)
+    elif name in _PRESENT:
         from cogeval import _backend
 
         value = _backend.presenter(name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'cogeval' has no attribute {name!r}")
+    else:
+        raise AttributeError(f"module 'cogeval' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """Every public name (``__all__``, loaded or not) and what is bound already, for ``dir()`` and tab completion."""
+    return sorted(set(globals()) | set(__all__))

@@ -191,3 +191,34 @@ def unlinked(text: str) -> str:
     True
     """
     return _REFERENCE.sub(lambda m: m.group() + WORD_JOINER, text)
+
+
+_UNITS = {"latency": "s", "cost": "USD", "token_usage": "tokens"}
+_SUFFIX_UNITS = (("_s", "s"), ("_usd", "USD"), ("_tokens", "tokens"))
+
+
+def _unit(metric: str) -> str | None:
+    """The unit of a metric when known: latency in s, cost in USD, token usage in tokens.
+
+    >>> _unit("latency"), _unit("judge_cost_usd"), _unit("exact_match")
+    ('s', 'USD', None)
+    """
+    if metric in _UNITS:
+        return _UNITS[metric]
+    return next((u for suffix, u in _SUFFIX_UNITS if metric.endswith(suffix)), None)
+
+
+def with_unit(label: str, metric: str) -> str:
+    """``label`` followed by the unit of ``metric`` in parentheses, when it has one: ``latency (s)``."""
+    u = _unit(metric)
+    return f"{label} ({u})" if u else label
+
+
+_MIN_WIDTH = 80
+
+
+def terminal_width() -> int:
+    """The terminal's width in columns (``COLUMNS`` respected), at least 80: console reports fit it."""
+    import shutil
+
+    return max(_MIN_WIDTH, shutil.get_terminal_size((_MIN_WIDTH, 24)).columns)

@@ -1,8 +1,13 @@
 """The ``cogeval`` command: ``demo``, ``compare``, ``runs``, ``show`` and ``report``.
 
-Errors in what the user gave (a missing file, a broken run, a bad option)
-print one line on stderr and exit with status 2; ``compare
+Errors in what the user gave (a missing file or folder, a file that is not a
+run, a broken run, a bad option) print one line on stderr (``cogeval: error:
+no such file: 'x.json'``) and exit with status 2; ``compare
 --fail-on-regression`` exits 1 when a deciding metric's verdict is ``worse``.
+
+Console output fits the terminal (``COLUMNS`` respected, 80 columns at least);
+``compare --wide`` prints every column. ``cogeval --help`` imports no pandas,
+plotly or scipy: each command imports what it needs.
 
 Everything printed is inert (:mod:`cogeval._text`): text from a run (names,
 metric names, metadata, messages) shows control characters and escape
@@ -18,9 +23,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from cogeval._text import printable, terminal_text
-from cogeval.data.jsonable import json_text
-from cogeval.errors import CogevalError
+from cogeval._text import printable, terminal_text, with_unit
 
 
 def _say(text: Any, file: TextIO | None = None) -> None:
@@ -32,9 +35,10 @@ def _load(reference: str) -> Any:
     """A run from a run file or another tool's file (:func:`cogeval.importers.read_runs`), or the newest run
     in a store folder."""
     from cogeval import RunStore
+    from cogeval.errors import CogevalError
     from cogeval.importers import read_runs
 
-    path = pathlib.Path(reference)
+    path = _existing(reference)
     if path.is_dir():
         run = RunStore(path, on_skip=_report_skip).latest()
         if run is None:
@@ -46,6 +50,26 @@ def _load(reference: str) -> Any:
         raise CogevalError(f"{reference!r} holds {len(runs)} runs ({names}); `cogeval import {reference} --out runs/` "
                            "saves each as a run file to compare")
     return runs[0]
+
+
+def _existing(reference: str) -> pathlib.Path:
+    """``reference`` as a path; a :class:`~cogeval.errors.CogevalError` naming it when nothing is there."""
+    from cogeval.errors import CogevalError
+
+    path = pathlib.Path(reference)
+    if not path.exists():
+        raise CogevalError(f"no such file or folder: {reference!r}")
+    return path
+
+
+def _version() -> str:
+    """The installed cogeval's version, ``dev`` when it is not installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("cogeval")
+    except PackageNotFoundError:
+        return "dev"
 
 
 def _import(args: argparse.Namespace) -> int:
@@ -81,7 +105,9 @@ def _demo(args: argparse.Namespace) -> int:
         print(f"  {name}: exact_match {result.aggregated['exact_match'].mean:.3f}, saved {path}")
         runs.append(result)
     comparison = compare_runs(runs[0], runs[1], seed=args.seed)
-    comparison.report("console")
+    from cogeval.present.comparison_report import print_console
+
+    print_console(comparison, brief=True)
     [markdown, html] = comparison.report(["markdown", "html"], out / "comparison")
     print(f"\nHTML report: {pathlib.Path(html).resolve()}\nMarkdown report: {pathlib.Path(markdown).resolve()}")
     return 0
@@ -94,6 +120,8 @@ def _compare(args: argparse.Namespace) -> int:
                               seed=args.seed, metrics=_names(args.metrics), decide_on=_names(args.decide_on),
                               margins=dict(args.margin))
     if args.format == "json":
+        from cogeval.data.jsonable import json_text
+
         document = {
             "base": comparison.base, "head": comparison.head, "verdict": comparison.verdict,
             "headline": comparison.headline(), "winner": comparison.winner,
@@ -109,7 +137,9 @@ def _compare(args: argparse.Namespace) -> int:
         else:
             _say(text)
     else:
-        for path in comparison.report(args.format, args.out or "eval-comparison"):
+        from cogeval.present.comparison_report import report_comparison
+
+        for path in report_comparison(comparison, args.format, args.out or "eval-comparison", wide=args.wide):
             _say(path)
     if args.fail_on_regression and comparison.regressions:
         worse = ", ".join(printable(str(m)) for m in comparison.regressions)
@@ -138,24 +168,32 @@ def _runs(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from cogeval import RunStore
+    from cogeval._text import terminal_width
+    from cogeval.errors import CogevalError
 
+    if not _existing(args.folder).is_dir():
+        raise CogevalError(f"{args.folder!r} is a file; `cogeval runs` lists the run files in a folder")
     frame = RunStore(args.folder, on_skip=_report_skip).to_frame()
     if frame.empty:
         _say(f"no runs in {printable(args.folder)}")
     else:
-        with pd.option_context("display.width", 200, "display.max_columns", 20, "display.max_colwidth", 40):
-            _say(_inert_frame(frame.drop(columns=["path"])).to_string(index=False))
+        fixed = {"id", "name", "started_at", "finished_at", "cases", "path"}
+        frame = frame.drop(columns=["path"]).rename(columns=lambda c: c if c in fixed else with_unit(str(c), str(c)))
+        with pd.option_context("display.width", terminal_width(), "display.max_columns", 20, "display.max_colwidth", 40):
+            _say(_inert_frame(frame).to_string(index=False))
     return 0
 
 
 def _show(args: argparse.Namespace) -> int:
+    from cogeval.data.jsonable import json_text
+
     run = _load(args.run)
     stats = run.stats
     _say(f"run {run.run_id}  name {printable(str(run.name))}  started {run.started_at}  finished {run.finished_at}")
     _say(f"{stats.total} results, {stats.errors} errors, {run.dataset.cases} cases, fingerprint {printable(run.fingerprint[:12])}")
     if run.metadata:
         _say("metadata " + printable(json_text(run.metadata)))
-    rows = [{"metric": name, **agg.model_dump()} for name, agg in run.aggregated.items()]
+    rows = [{"metric": with_unit(name, name), **agg.model_dump()} for name, agg in run.aggregated.items()]
     if rows:
         import pandas as pd
 
@@ -172,8 +210,11 @@ def _inert_frame(frame: Any) -> Any:
 
 
 def _report(args: argparse.Namespace) -> int:
+    from cogeval.errors import CogevalError
     from cogeval.present.notebook import export_html
 
+    if pathlib.Path(args.notebook).is_dir():
+        raise CogevalError(f"{args.notebook!r} is a folder; `cogeval report` takes a .ipynb file")
     try:
         path = export_html(args.notebook, args.out, timeout=args.timeout)
     except ModuleNotFoundError as error:
@@ -185,6 +226,8 @@ def _report(args: argparse.Namespace) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cogeval", description="Evaluate LLM applications and compare runs with paired statistics.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}",
+                        help="print the installed cogeval's version and exit")
     commands = parser.add_subparsers(dest="command", required=True)
 
     demo = commands.add_parser("demo", help="evaluate two bundled assistants offline, compare them, write an HTML report")
@@ -197,7 +240,10 @@ def _parser() -> argparse.ArgumentParser:
                                                   "for their newest run)")
     compare.add_argument("base", help="the base run: a run file, an Inspect/lm-eval/AG2 file, or a folder of runs (its newest)")
     compare.add_argument("head", help="the head run: a run file, an Inspect/lm-eval/AG2 file, or a folder of runs (its newest)")
-    compare.add_argument("--format", choices=["console", "markdown", "html", "json"], default="console")
+    compare.add_argument("--format", choices=["console", "markdown", "html", "json"], default="console",
+                         help="console (printed, fits the terminal), markdown, html or json (default: console)")
+    compare.add_argument("--wide", action="store_true",
+                         help="console: every column of the metric table (effect size, test, mde, n needed)")
     compare.add_argument("--out", help="report path without extension (default: eval-comparison)")
     compare.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
     compare.add_argument("--seed", type=int, default=0, help="seed recorded with the comparison (default: 0)")
@@ -222,7 +268,7 @@ def _parser() -> argparse.ArgumentParser:
     imports.set_defaults(handler=_import)
 
     runs = commands.add_parser("runs", help="list the runs in a folder, newest first")
-    runs.add_argument("folder")
+    runs.add_argument("folder", help="a store folder of run files")
     runs.set_defaults(handler=_runs)
 
     show = commands.add_parser("show", help="summarise one run file")
@@ -231,7 +277,8 @@ def _parser() -> argparse.ArgumentParser:
 
     report = commands.add_parser("report", help="execute a notebook and write it as one self-contained, offline HTML file")
     report.add_argument("notebook", help="the .ipynb file; it runs in its own folder")
-    report.add_argument("--out", help="the HTML file, or a folder for it (default: the notebook's path with .html)")
+    report.add_argument("--out", default="exports/",
+                        help="the HTML file, or a folder for it (default: exports/, as <notebook name>.html)")
     report.add_argument("--timeout", type=float, default=120.0, help="seconds each cell may run (default: 120)")
     report.set_defaults(handler=_report)
     return parser
@@ -240,9 +287,16 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args = _parser().parse_args(argv)
+    from cogeval.errors import CogevalError
+
     try:
         return args.handler(args)
-    except (CogevalError, FileNotFoundError, IsADirectoryError) as error:
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError) as error:
+        what = {FileNotFoundError: "no such file", IsADirectoryError: "a folder, not a file"}.get(type(error), "not a folder")
+        message = str(error) if error.filename is None else f"{what}: {str(error.filename)!r}"  # no "[Errno 2]"
+        _say(f"cogeval: error: {printable(message)}", file=sys.stderr)
+        return 2
+    except CogevalError as error:
         _say(f"cogeval: error: {printable(str(error))}", file=sys.stderr)
         return 2
 

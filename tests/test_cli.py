@@ -83,6 +83,8 @@ def test_demo_writes_runs_and_reports(tmp_path, capsys):
     assert "assistant-v2" in html and "exact_match" in html
     assert '<section class="figure" id="forest-plot">' in html and html.count("Plotly.newPlot(") == 1  # the chart, offline
     assert "HTML report:" in out and str(tmp_path / "demo" / "comparison.html") in out
+    # issue 15: the verdict, the compact metric table and the report paths, no changed cases
+    assert len(out.splitlines()) <= 45 and "head is better" in out and "regressed" not in out
 
 
 HOSTILE = "x\x1b[31m::error::pwned @alice #1 [/]"
@@ -171,3 +173,68 @@ def test_a_file_of_several_runs_or_of_no_known_kind_is_one_line_and_status_2(tmp
     assert error.startswith(f"cogeval: error: run file '{other}' has no 'format' field")
     assert error.endswith("(nor is it an Inspect AI log, lm-eval --log_samples JSONL, a promptfoo results.json or an "
                           "AG2 run file)\n")
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_compare_console_fits_the_terminal(tmp_path, capsys, monkeypatch, columns):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    base, head = write_runs(tmp_path / "runs")
+    assert main(["compare", str(base), str(head)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) <= columns
+    assert lines[0] == lines[-1] == "head is worse: worse on exact_match (α = 0.05, 30 matched cases)"
+    [row] = [line.split() for line in lines if line.lstrip().startswith("exact_match ↑")]
+    # 15 cases went 1 -> 0: difference 5/30 - 20/30 = -0.5, exact McNemar p = 2 * 0.5**15 = 6.1e-05
+    assert "-0.5" in row and "6.1e-05" in row and row[-1] == "worse"
+    assert main(["compare", str(base), str(head), "--wide"]) == 0
+    header = next(line for line in capsys.readouterr().out.splitlines() if "n needed" in line)
+    assert header.split()[:3] == ["metric", "role", "base"] and "effect size" in header
+
+
+def test_version_and_help_for_every_argument(capsys):
+    from importlib.metadata import version
+
+    from cogeval.cli import _parser
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0 and capsys.readouterr().out == f"cogeval {version('cogeval')}\n"
+    parser = _parser()
+    commands = next(a for a in parser._actions if a.dest == "command").choices
+    missing = [f"{name} {action.dest}" for name, command in commands.items() for action in command._actions
+               if not action.help]
+    assert missing == []
+
+
+@pytest.mark.parametrize("command", [["runs"], ["show"], ["compare", "{target}"], ["report"]])
+def test_a_missing_path_or_a_wrong_kind_is_status_2(tmp_path, capsys, command):
+    missing = str(tmp_path / "missing")
+    argv = [part.format(target=missing) for part in command]
+    assert main([*argv, missing]) == 2
+    error = capsys.readouterr().err
+    assert (error.startswith("cogeval: error: ") and repr(missing) in error and "does not exist" in error) or (
+        error == f"cogeval: error: no such file or folder: {missing!r}\n")
+    (tmp_path / "notes.txt").write_text("not a run")
+    wrong = str(tmp_path if command == ["report"] else tmp_path / "notes.txt")
+    assert main([*argv, wrong]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("cogeval: error: ") and "[Errno" not in error and error.count("\n") == 1
+
+
+def test_help_imports_no_pandas_plotly_or_scipy():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "cogeval.cli", "--help"],
+                          capture_output=True, text=True, check=True)
+    imported = {line.rsplit("|", 1)[-1].strip().split(".")[0] for line in done.stderr.splitlines() if "|" in line}
+    assert "cogeval" in imported and not imported & {"pandas", "plotly", "scipy"}
+
+
+def test_an_os_error_names_the_file_without_its_errno(monkeypatch, capsys):
+    def handler(args):
+        raise FileNotFoundError(2, "No such file or directory", "x.json")
+
+    monkeypatch.setattr("cogeval.cli._show", handler)
+    assert main(["show", "x.json"]) == 2
+    assert capsys.readouterr().err == "cogeval: error: no such file: 'x.json'\n"

@@ -15,32 +15,19 @@ import collections
 import dataclasses
 import hashlib
 import math
-import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
 from cogeval import _columns as col
-from cogeval._check import describe
 from cogeval.compare.engine import compare_scores
 from cogeval.compare.result import RunComparison, RunInfo
 from cogeval.compare.slices import compare_slices, slice_labels, slice_warnings
-from cogeval.data import Case, EvalRun, load_run
-from cogeval.errors import InputError
+from cogeval.data import Case, EvalRun
+from cogeval.data.runfile import as_run
 from cogeval.scoring.judge import self_preference_message
 from cogeval.scoring.usage import BUILTIN_STATISTICAL_METRICS
-
-
-def as_run(run: Any, name: str = "run") -> EvalRun:
-    """An :class:`EvalRun` from a run, a suite result (``to_run()``) or a run-file path."""
-    if isinstance(run, EvalRun):
-        return run
-    if hasattr(run, "to_run"):
-        return run.to_run()
-    if isinstance(run, (str, os.PathLike)):
-        return load_run(run)
-    raise InputError(f"{name} must be an EvalRun, a suite result or a run-file path; got {describe(run)}")
 
 
 def statistical_values(run: EvalRun, metric: str, results: pd.DataFrame | None = None) -> list[float] | None:

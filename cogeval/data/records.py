@@ -66,7 +66,7 @@ _Count = Annotated[int, Field(ge=0)]
 class _Record(BaseModel):
     """Base of every part of the file: camelCase keys, unknown keys kept, NaN-aware equality."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow", defer_build=True)
     _omit_if_none: ClassVar[tuple[str, ...]] = ()
 
     @model_validator(mode="before")

@@ -59,6 +59,18 @@ def load_run(path: str | os.PathLike[str]) -> EvalRun:
     return _validated(data, where)
 
 
+def as_run(run: Any, name: str = "run") -> EvalRun:
+    """An :class:`EvalRun` from a run, a suite result (``to_run()``) or a run-file path."""
+    if isinstance(run, EvalRun):
+        return run
+    if hasattr(run, "to_run"):
+        converted: EvalRun = run.to_run()
+        return converted
+    if isinstance(run, (str, os.PathLike)):
+        return load_run(run)
+    raise InputError(f"{name} must be an EvalRun, a suite result or a run-file path; got {describe(run)}")
+
+
 def run_from_json(data: Any, where: str) -> EvalRun:
     """Validate parsed run-file JSON; errors raise :class:`RunFileError` starting with ``where``.
 

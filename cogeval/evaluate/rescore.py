@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import os
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from cogeval._check import check_positive_int, describe
-from cogeval.data import EvalRun, load_run
+from cogeval.data import EvalRun
 from cogeval.data.run_id import iso_utc, new_run_id, utc_now
+from cogeval.data.runfile import as_run
 from cogeval.errors import InputError
 from cogeval.execution import run_sync
 from cogeval.scoring import JudgeConfig, Metric, Score
@@ -57,7 +57,7 @@ def rescore(run: Any, metrics: Sequence[Metric], judge: JudgeConfig | None = Non
 async def arescore(run: Any, metrics: Sequence[Metric], judge: JudgeConfig | None = None, *,
                    assertions: Sequence[Any] = (), name: str | None = None, concurrency: int = 5) -> EvalRun:
     """Async form of :func:`rescore`."""
-    source = _as_run(run)
+    source = as_run(run, "run")
     metrics = _checked_metrics(metrics, judge)
     limit = asyncio.Semaphore(check_positive_int("concurrency", concurrency))
     started, clock = utc_now(), time.perf_counter()
@@ -91,16 +91,6 @@ async def arescore(run: Any, metrics: Sequence[Metric], judge: JudgeConfig | Non
         data["name"] = name
     data.update(run_id=new_run_id(started), started_at=iso_utc(started), finished_at=iso_utc(utc_now()))
     return EvalRun.model_validate(data)
-
-
-def _as_run(run: Any) -> EvalRun:
-    if isinstance(run, EvalRun):
-        return run
-    if isinstance(run, (str, os.PathLike)):
-        return load_run(run)
-    if hasattr(run, "to_run"):
-        return run.to_run()
-    raise InputError(f"rescore needs an EvalRun, a suite result or a run file path; got {describe(run)}")
 
 
 def _checked_metrics(metrics: Any, judge: Any) -> list[Metric]:

@@ -11,7 +11,8 @@ failed score, with ``retry_errors``).
 
 >>> from cogeval import Case, EvalSuite, exact_match
 >>> suite = EvalSuite([Case("a", expected="A"), Case("b", expected="B")], str.upper, metrics=[exact_match()], progress=False)
->>> earlier = suite.run().run.model_copy(update={"results": suite.run().run.results[:1]})
+>>> run = suite.run().run
+>>> earlier = run.model_copy(update={"results": run.results[:1]})  # as if stopped after the first case
 >>> work = earlier_work(suite, list(suite.dataset), earlier, retry_errors=True)
 >>> sorted(work.outcomes), sorted(work.results)
 ([0], [0])
@@ -25,8 +26,9 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from cogeval._check import check_path, describe, is_real
-from cogeval.data import Case, Dataset, EvalRun, load_run
+from cogeval._check import check_path, is_real
+from cogeval.data import Case, Dataset, EvalRun
+from cogeval.data.runfile import as_run
 from cogeval.errors import InputError
 from cogeval.evaluate.result import CaseResult
 from cogeval.execution import CaseOutcome
@@ -66,7 +68,7 @@ def earlier_work(suite: Any, cases: Sequence[Case], run: Any, *, retry_errors: b
     kept only without ``retry_errors``; its scores are reused when every metric
     of the suite has one (a failed one only without ``retry_errors``).
     """
-    earlier = _as_run(run)
+    earlier = as_run(run, "resume")
     fingerprint = Dataset(list(cases)).fingerprint
     if earlier.dataset.fingerprint != fingerprint:
         raise InputError(
@@ -93,16 +95,6 @@ def earlier_work(suite: Any, cases: Sequence[Case], run: Any, *, retry_errors: b
         if all(n in scores and (scores[n].error is None or not retry_errors) for n in names):
             work.results[job] = CaseResult.from_outcome(outcome, {n: scores[n] for n in names})
     return work
-
-
-def _as_run(run: Any) -> EvalRun:
-    if isinstance(run, EvalRun):
-        return run
-    if hasattr(run, "to_run"):
-        return run.to_run()  # type: ignore[no-any-return]
-    if isinstance(run, (str, bytes)) or hasattr(run, "__fspath__"):
-        return load_run(run)
-    raise InputError(f"resume must be an EvalRun, a suite result or a run file path; got {describe(run)}")
 
 
 def _without_module(target: dict[str, Any]) -> dict[str, Any]:

@@ -72,7 +72,7 @@ class _Record(BaseModel):
     """Base of every part of the file: snake_case keys, unknown keys refused (they would be lost), and each
     field's docstring as its description in the JSON schema."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, defer_build=True)
 
 
 class TaskRecord(_Record):

@@ -43,6 +43,7 @@ from cogeval import _columns as col
 from cogeval._check import check_probability, describe
 from cogeval._html import format_value
 from cogeval._text import escaped_line as text
+from cogeval._text import with_unit
 from cogeval.compare.result import MetricComparison, RunComparison, interval_text, verdict_note
 from cogeval.compare.runs import as_run, score_frame
 from cogeval.compare.store import RunStore
@@ -58,20 +59,6 @@ _VERDICT_SYMBOLS = {"better": "circle", "worse": "circle", "equivalent": "diamon
 """Marker shape per verdict (``equivalent`` apart from ``inconclusive``, both grey); open when not significant."""
 _MARGIN_FILL = "rgba(140, 149, 159, 0.18)"
 """The ±margin band of a metric that has a margin."""
-_UNITS = {"latency": "s", "cost": "USD", "token_usage": "tokens"}
-_SUFFIX_UNITS = (("_s", "s"), ("_usd", "USD"), ("_tokens", "tokens"))
-
-
-def unit(metric: str) -> str | None:
-    """The unit of a metric when known: latency in s, cost in USD, token usage in tokens."""
-    if metric in _UNITS:
-        return _UNITS[metric]
-    return next((u for suffix, u in _SUFFIX_UNITS if metric.endswith(suffix)), None)
-
-
-def _with_unit(label: str, metric: str) -> str:
-    u = unit(metric)
-    return f"{label} ({u})" if u else label
 
 
 def _arrow(higher_is_better: bool | None) -> str:
@@ -128,7 +115,7 @@ def plot_comparison(comparison: Any) -> go.Figure:
         if margin:  # after the trace: plotly skips shapes on a subplot that has no data yet
             fig.add_vrect(x0=-margin, x1=margin, fillcolor=_MARGIN_FILL, line_width=0, layer="below", row=row, col=1)
         fig.add_vline(x=0, line_dash="dash", line_color=NEUTRAL, row=row, col=1)
-        fig.update_xaxes(range=span, title_text=_with_unit(f"Δ {text(m.metric, 40)}", m.metric), title_standoff=4,
+        fig.update_xaxes(range=span, title_text=with_unit(f"Δ {text(m.metric, 40)}", m.metric), title_standoff=4,
                          row=row, col=1)
     explain = ("test-inversion interval at each metric's Holm level · filled: significant"
                + (" · shaded: ±margin" if any(m.margin > 0 for m in metrics) else ""))
@@ -240,8 +227,8 @@ def plot_changes(comparison: Any, metric: str, *, jitter: float | None = None, s
     fig.update_layout(
         title=f"{name}{_arrow(m.higher_is_better)}: per-case scores · {m.n_improved} improved, {m.n_regressed} regressed, "
               f"{unchanged} unchanged (not drawn) of {m.n} paired cases",
-        xaxis_title=_with_unit(f"base · {_side(c.base)} · {name}", metric),
-        yaxis_title=_with_unit(f"head · {_side(c.head)} · {name}", metric),
+        xaxis_title=with_unit(f"base · {_side(c.base)} · {name}", metric),
+        yaxis_title=with_unit(f"head · {_side(c.head)} · {name}", metric),
         template="plotly_white", height=520, hovermode="closest",
     )
     return fig
@@ -323,7 +310,7 @@ def plot_scores(run_or_runs: Any, metric: str, *, confidence: float = 0.95) -> g
             fig.add_trace(go.Box(y=v, name=label, boxmean=True, boxpoints="all" if len(v) <= 500 else "outliers",
                                  jitter=0.4, pointpos=0, marker=dict(size=4, opacity=0.5), line_color=ACCENT,
                                  hovertemplate="%{y:.4g}<extra>%{fullData.name}</extra>"))
-        fig.update_layout(title=f"{name}: scores per run", yaxis_title=_with_unit(name, metric), showlegend=False)
+        fig.update_layout(title=f"{name}: scores per run", yaxis_title=with_unit(name, metric), showlegend=False)
     fig.update_layout(xaxis_title="run", template="plotly_white", height=460)
     return fig
 
@@ -386,7 +373,7 @@ def plot_history(store: Any, metric: str, name: str | None = None, *, confidence
     label = text(metric, 40) + _arrow(higher)
     fig.update_layout(
         title=f"{label}: mean per run over time ({100 * confidence:g}% {what}, n = cases)",
-        xaxis_title="run started at (UTC)", yaxis_title=_with_unit(("pass rate of " if binary else "mean ") + label, metric),
+        xaxis_title="run started at (UTC)", yaxis_title=with_unit(("pass rate of " if binary else "mean ") + label, metric),
         template="plotly_white", height=460, hovermode="closest",
     )
     return fig

@@ -35,7 +35,15 @@ from typing import Any
 from cogeval._check import check_choice, check_path
 from cogeval._files import write_text_atomic
 from cogeval._html import format_value
-from cogeval._text import printable, terminal_text, without_workflow_commands, workflow_data, workflow_property
+from cogeval._text import (
+    printable,
+    terminal_text,
+    terminal_width,
+    with_unit,
+    without_workflow_commands,
+    workflow_data,
+    workflow_property,
+)
 from cogeval.data.jsonable import json_text
 from cogeval.data.run_id import check_run_id
 from cogeval.errors import InputError
@@ -83,15 +91,15 @@ def _console(result: Any) -> str:
     from rich.text import Text
 
     buffer = io.StringIO()
-    console = Console(file=buffer, width=110, force_terminal=False, color_system=None, highlight=False)
+    console = Console(file=buffer, width=terminal_width(), force_terminal=False, color_system=None, highlight=False)
     stats = result.stats
     if result.failures:
         console.print(Text(printable(f"FAILED: {'; '.join(result.failures)}")), soft_wrap=True)
-    console.print(Text(f"{printable(result.name or 'eval')} · run {printable(result.run_id)} · "
-                       f"{stats.counts_text()} · {stats.duration_s:.2f} s · {cost_text(stats)}"))
+    console.print(Text(f"{printable(result.name or 'eval')} · run {printable(result.run_id)}"))  # two lines: fits 80
+    console.print(Text(f"{stats.counts_text()} · {stats.duration_s:.2f} s · {cost_text(stats)}"))
     table = Table("metric", "better", "mean", "p50", "p95", "min", "max", "n", "missing")
     for row in _metric_rows(result):
-        cells = [row["metric"], row["direction"], *(format_value(row[k]) for k in ("mean", "p50", "p95", "min", "max", "count", "missing"))]
+        cells = [with_unit(row["metric"], row["metric"]), row["direction"], *(format_value(row[k]) for k in ("mean", "p50", "p95", "min", "max", "count", "missing"))]
         table.add_row(*(Text(printable(cell)) for cell in cells))
     console.print(table)
     for check in result.assertions:
@@ -151,7 +159,7 @@ def _markdown(result: Any) -> str:
         markdown_table(_metric_rows(result), ["metric", "direction", "mean", "p50", "p95", "count", "missing"]),
     ]
     if result.assertions:
-        rows = [{"assertion": a.name, "result": "✅ pass" if a.passed else "❌ fail", "message": a.message} for a in result.assertions]
+        rows = [{"assertion": a.name, "result": "✓ pass" if a.passed else "✗ fail", "message": a.message} for a in result.assertions]
         lines += ["", markdown_table(rows, ["assertion", "result", "message"])]
     return "\n".join(lines)
 

@@ -36,8 +36,8 @@ def test_every_case_errored_is_a_failed_run():
         "markdown": f"**FAILED**: {reason}",
         "ci": f"::error title=cogeval run failed::FAILED: {reason}",
     }
-    assert render(result, "console").splitlines()[1].startswith(
-        f"demo · run {result.run_id} · 3 results, 3 errors, 0 metric errors · ")
+    console = render(result, "console").splitlines()
+    assert console[1] == f"demo · run {result.run_id}" and console[2].startswith("3 results, 3 errors, 0 metric errors · ")
     assert render(result, "markdown").splitlines()[2] == f"### demo — run `{result.run_id}`"
     ci = render(result, "ci").splitlines()
     assert ci[1] == "::notice title=cogeval::3 results, 3 errors, 0 metric errors; exact_match 0"
@@ -69,7 +69,7 @@ def test_a_judge_that_always_fails_leaves_its_metric_without_a_score(chat_server
     assert lines["ci"].startswith("::error title=cogeval run failed::FAILED: metric 'faithfulness' has no score")
     # the counts never read as a clean run: judge errors are shown next to the target's errors
     counts = "3 results, 0 errors, 0 metric errors, 3 judge errors"
-    assert f" · {counts} · " in render(result, "console").splitlines()[1]
+    assert render(result, "console").splitlines()[2].startswith(f"{counts} · ")
     assert render(result, "markdown").splitlines()[4].startswith(f"{counts}, ")
     assert render(result, "ci").splitlines()[1].startswith(
         "::notice title=cogeval::3 results, 0 errors, 0 metric errors, 3 judge errors; exact_match 1; faithfulness –")
@@ -108,15 +108,16 @@ def test_a_metric_that_failed_on_some_cases_only_is_counted_not_a_failed_run(cha
     result = EvalSuite(DATA, lambda q: q, metrics=[faithfulness()], judge=judge, concurrency=1, progress=False).run()
     assert result.stats.judge_errors == 1 and result.aggregated["faithfulness"].count == 2
     assert result.failures == [] and result.passed and result.exit_code == 0
-    console = render(result, "console").splitlines()[0]
-    assert console.startswith("eval · run ") and ", 0 metric errors, 1 judge errors · " in console
+    head, counts = render(result, "console").splitlines()[:2]
+    assert head.startswith("eval · run ") and ", 0 metric errors, 1 judge errors · " in counts
 
 
 def test_a_normal_run_passes_and_opens_its_reports_as_before():
     result = EvalSuite(DATA, lambda q: q, metrics=[exact_match()], progress=False, name="demo").run()
     assert result.failures == [] and result.passed and result.exit_code == 0
     lines = first_lines(result)
-    assert lines["console"].startswith(f"demo · run {result.run_id} · 3 results, 0 errors, 0 metric errors · ")
+    assert lines["console"] == f"demo · run {result.run_id}"
+    assert render(result, "console").splitlines()[1].startswith("3 results, 0 errors, 0 metric errors · ")
     assert lines["markdown"] == f"### demo — run `{result.run_id}`"
     assert lines["ci"] == "::notice title=cogeval::3 results, 0 errors, 0 metric errors; exact_match 1"
     assert render(result, "ci").splitlines()[-1] == "cogeval: 0 of 0 assertions passed"

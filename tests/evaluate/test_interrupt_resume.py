@@ -216,7 +216,7 @@ def test_resume_refuses_other_cases_and_another_target():
                                          r"'answering.<locals>.target'\}, not this suite's \{'type': 'function', "
                                          r"'name': 'str.upper'\}; a resumed run must keep its target$"):
         EvalSuite(CASES, str.upper, metrics=[exact_match()], progress=False).run(resume=earlier)
-    with pytest.raises(InputError, match=r"^resume must be an EvalRun, a suite result or a run file path; got 42$"):
+    with pytest.raises(InputError, match=r"^resume must be an EvalRun, a suite result or a run-file path; got 42$"):
         EvalSuite(CASES, str, progress=False).run(resume=42)
 
 

@@ -130,7 +130,7 @@ def test_rescore_validates_its_arguments(tmp_path):
         rescore(run, [])
     with pytest.raises(InputError, match="two metrics named 'exact_match'"):
         rescore(run, [exact_match(), exact_match()])
-    with pytest.raises(InputError, match="needs an EvalRun, a suite result or a run file path; got 42"):
+    with pytest.raises(InputError, match=r"^run must be an EvalRun, a suite result or a run-file path; got 42$"):
         rescore(42, [exact_match()])
     with pytest.raises(FileNotFoundError):
         rescore(tmp_path / "missing.json", [exact_match()])

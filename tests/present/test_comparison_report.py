@@ -10,15 +10,10 @@ import pandas as pd
 import pytest
 
 from cogeval import InputError, Interval
+from cogeval._text import shorten
 from cogeval.compare.result import MetricComparison, RunComparison, RunInfo
-from cogeval.present.comparison_report import (
-    comparison_html,
-    comparison_markdown,
-    forest_plot_html,
-    format_p,
-    report_comparison,
-    shorten,
-)
+from cogeval.present.comparison_report import comparison_html, comparison_markdown, forest_plot_html, report_comparison
+from cogeval.present.comparison_rows import format_p
 from cogeval.present.plots import plot_comparison
 
 PAYLOADS = [
@@ -146,7 +141,7 @@ def test_kind_is_validated(comparison):
 
 def test_console_prints_and_writes_nothing(comparison, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert report_comparison(comparison, "console") == []
+    assert report_comparison(comparison, "console", wide=True) == []
     assert list(tmp_path.iterdir()) == []
     out = capsys.readouterr().out
     lines = out.splitlines()
@@ -157,16 +152,36 @@ def test_console_prints_and_writes_nothing(comparison, capsys, tmp_path, monkeyp
     assert header == ["metric", "role", "base", "head", "n", "difference", "interval", "effect", "size", "test", "p",
                       "adjusted", "p", "verdict", "mde", "n", "needed"]
     rows = [line.split() for line in lines if line.strip().startswith(("exact_match", "token_f1", "latency_s"))]
-    assert [r[:2] for r in rows[:3]] == [["exact_match", "↑"], ["token_f1", "↑"], ["latency_s", "↓"]]  # deciding first
+    assert [r[:2] for r in rows[:3]] == [["exact_match", "↑"], ["token_f1", "↑"], ["latency_s", "(s)"]]  # deciding first
     assert rows[0] == ["exact_match", "↑", "decides", "0.62", "0.74", "120", "+0.12", "[0.07,", "0.17]", "at", "95%",
                        "+0.6", "mcnemar", "0.0012", "0.0036", "better", "0.061", "150"]
-    assert rows[2][2] == "informs" and rows[2][-3:] == ["inconclusive", "0.05", "2400"]
+    assert rows[2][3] == "informs" and rows[2][-3:] == ["inconclusive", "0.05", "2400"]
     assert "token_f1 — better by more than 0.02" in lines
     assert ("latency_s — inconclusive: not significant with 120 cases; about 2400 cases would detect "
             "a difference this large") in lines
     assert "… and 55 more improved cases" in out
     assert "warning: 3 cases only in head" in out
     assert "winner" not in out and "\x1b[" not in out  # plain text when not a terminal
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_console_fits_the_terminal_and_keeps_each_metrics_difference_p_and_verdict(comparison, capsys, monkeypatch,
+                                                                                    columns):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    report_comparison(comparison, "console")
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) <= columns
+    assert lines[0] == lines[-1] == HEADLINE  # the verdict first and last
+    header = next(line for line in lines if "difference [CI]" in line).split()
+    expected = {80: ["metric", "difference", "[CI]", "p", "verdict"],
+                120: ["metric", "role", "base", "head", "difference", "[CI]", "p", "adj.", "p", "verdict"]}
+    assert header == expected[columns]
+    rows = {line.split()[0]: line.strip() for line in lines
+            if line.lstrip().startswith(("exact_match ↑", "token_f1 ↑", "latency_s (s) ↓"))}
+    assert sorted(rows) == ["exact_match", "latency_s", "token_f1"]
+    assert "+0.12 [0.07, 0.17] @95%" in rows["exact_match"] and "0.0012" in rows["exact_match"]
+    assert rows["exact_match"].endswith("better") and rows["token_f1"].endswith("better")
+    assert rows["latency_s"].endswith("inconclusive")
 
 
 def test_console_does_not_interpret_rich_markup_in_case_text(capsys):
@@ -202,7 +217,7 @@ def test_markdown_shows_verdict_runs_metrics_and_counts(comparison):
         "| 0.0036 | 🟢 better | 0.061 | 150 |",
         "| token\\_f1 ↑ | decides | 0.7012 | 0.8012 | 120 | +0.09997 | \\[0.04997, 0.15\\] at 97.5% | +0.4998 | t "
         "| 3.2e-06 | 9.6e-06 | 🟢 better | 0.03 | 40 |",
-        "| latency\\_s ↓ | informs | 0.91 | 0.93 | 120 | +0.02 | \\[-0.03, 0.07\\] at 95% | +0.1 | wilcoxon | 0.41 "
+        "| latency\\_s (s) ↓ | informs | 0.91 | 0.93 | 120 | +0.02 | \\[-0.03, 0.07\\] at 95% | +0.1 | wilcoxon | 0.41 "
         "| 0.41 | ⚪ inconclusive | 0.05 | 2400 |",
     ]
     notes = lines[lines.index(rows[-1]) + 2:lines.index(rows[-1]) + 4]
@@ -278,7 +293,7 @@ def test_a_metric_name_cannot_break_or_inject_into_the_headline_table_or_notes()
     assert text.splitlines()[2] == f"🟢 **head is better**: better on {escaped} {WHERE}"
     assert f"| {escaped} ↑ | decides |" in text and f"- **{escaped}** — better by more than 0.01" in text
     assert "<script" not in text
-    page = comparison_html(_comparison(metrics))
+    page = comparison_html(_comparison(metrics), figure=False)
     html_name = "&lt;script&gt;alert(1)&lt;/script&gt; | *m*\n# h"
     assert f'<strong class="good">head is better</strong>: better on {html_name} {WHERE}</p>' in page
     assert f"<li><b>{html_name}</b> — better by more than 0.01</li>" in page
@@ -292,14 +307,14 @@ def test_nan_values_show_as_a_dash():
     assert "| judge ↑ | decides | – | 0.5 | 120 | – | – | – | none | – | – | ⚪ inconclusive | – | – |" in text
     assert ("- **judge** — inconclusive: not significant with 120 cases; no sample size would settle it "
             "from these data") in text
-    assert ">nan<" not in comparison_html(_comparison([metric], verdict="inconclusive")).lower()
+    assert ">nan<" not in comparison_html(_comparison([metric], verdict="inconclusive"), figure=False).lower()
 
 
 # --- HTML -----------------------------------------------------------------------------------
 
 
 def test_html_is_self_contained_and_offline(comparison):
-    page = comparison_html(comparison)
+    page = comparison_html(comparison, figure=False)
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
     assert "http://" not in page and "https://" not in page
     assert not re.search(r"""(src|href)\s*=\s*["']?//""", page)
@@ -308,7 +323,7 @@ def test_html_is_self_contained_and_offline(comparison):
 
 
 def test_html_escapes_every_payload(comparison):
-    page = comparison_html(comparison)
+    page = comparison_html(comparison, figure=False)
     assert "<script" not in page and "<img" not in page
     assert not re.search(r"<[^>]*onerror=", page)
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
@@ -318,13 +333,13 @@ def test_html_escapes_every_payload(comparison):
 
 def test_html_escapes_run_names_and_metric_names():
     metric = _metric('<i>"m"</i>', base=0.5, head=0.6, verdict="better", p=0.01, adjusted=0.01)
-    page = comparison_html(_comparison([metric], base_name="<b>base</b>", head_name='x" onmouseover="alert(1)'))
+    page = comparison_html(_comparison([metric], base_name="<b>base</b>", head_name='x" onmouseover="alert(1)'), figure=False)
     assert "<b>base</b>" not in page and "&lt;b&gt;base&lt;/b&gt;" in page
     assert '" onmouseover="' not in page and "&lt;i&gt;&#34;m&#34;&lt;/i&gt;" in page
 
 
 def test_html_shows_verdict_table_colours_and_collapsible_changes(comparison):
-    page = comparison_html(comparison)
+    page = comparison_html(comparison, figure=False)
     assert ('<p class="verdict good"><strong class="good">head is better</strong>: better on exact_match, token_f1 '
             '(α = 0.05, 120 matched cases)</p>') in page
     assert ('<p class="facts">Verdict <span class="badge good">better</span> · 2 metrics decide, 1 informs · '
@@ -335,7 +350,7 @@ def test_html_shows_verdict_table_colours_and_collapsible_changes(comparison):
                                                            "n needed"]
     rows = re.findall(r'<tr class="([^"]*)">\s*<td class="t">([^<]*)</td>', page)
     assert rows == [("good decides", "exact_match ↑"), ("good decides", "token_f1 ↑"),
-                    ("neutral informs first-informing", "latency_s ↓")]
+                    ("neutral informs first-informing", "latency_s (s) ↓")]
     assert page.count('<span class="badge good">better</span>') == 3  # facts line + two rows
     assert '<span class="badge neutral">inconclusive</span>' in page
     assert '<td class="interval">[0.04997,\u00a00.15] at 97.5%</td>' in page  # wraps only before "at"
@@ -351,13 +366,15 @@ def test_html_shows_verdict_table_colours_and_collapsible_changes(comparison):
 
 def test_html_marks_regressions_red():
     metric = _metric("exact_match", base=0.7, head=0.6, verdict="worse", p=0.001, adjusted=0.001)
-    page = comparison_html(_comparison([metric], verdict="worse"))
+    page = comparison_html(_comparison([metric], verdict="worse"), figure=False)
     assert '<tr class="bad decides">' in page and '<strong class="bad">head is worse</strong>: worse on exact_match' in page
     assert '<span class="badge bad">worse</span>' in page
 
 
 def test_html_figure_slot(comparison):
-    assert 'id="forest-plot"' not in comparison_html(comparison)
+    page = comparison_html(comparison)  # the forest plot by default, as report() writes it
+    assert '<section class="figure" id="forest-plot">' in page and page.count("Plotly.newPlot(") == 1
+    assert "<script" not in comparison_html(comparison, figure=False)
     page = comparison_html(comparison, figure_html='<div class="plotly-graph-div">chart</div>')
     assert '<section class="figure" id="forest-plot">\n<div class="plotly-graph-div">chart</div>' in page
     assert page.index("forest-plot") < page.index("Regressed cases")
@@ -365,7 +382,7 @@ def test_html_figure_slot(comparison):
 
 def test_reports_without_changes_or_warnings():
     metric = _metric("exact_match", base=0.7, head=0.7, verdict="inconclusive", p=1.0, adjusted=1.0)
-    page = comparison_html(_comparison([metric], verdict="inconclusive"))
+    page = comparison_html(_comparison([metric], verdict="inconclusive"), figure=False)
     assert "<details" not in page and "warnings" not in page.split("</style>")[1]
     assert "Regressed" not in comparison_markdown(_comparison([metric], verdict="inconclusive"))
 
@@ -380,7 +397,7 @@ def test_an_eval_comparison_result_is_reported_like_its_run_comparison(tmp_path,
     assert comparison_markdown(result) == comparison_markdown(result.comparison)
     assert comparison_markdown(result).splitlines()[2] == (
         "🟢 **head is better**: better on exact\\_match (α = 0.05, 30 matched cases)")
-    assert comparison_html(result) == comparison_html(result.comparison)
+    assert comparison_html(result, figure=False) == comparison_html(result.comparison, figure=False)
     written = report_comparison(result, ["console", "markdown", "html"], tmp_path / "both.md")
     assert [p.rsplit("/", 1)[-1] for p in written] == ["both.md", "both.html"]
     assert "exact_match" in capsys.readouterr().out

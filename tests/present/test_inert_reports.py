@@ -38,9 +38,10 @@ def result():
     ).run()
 
 
-def test_console_report_shows_the_name_with_its_escapes_and_reads_no_markup(result):
+def test_console_report_shows_the_name_with_its_escapes_and_reads_no_markup(result, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "160")
     text = render(result, "console")
-    assert text.splitlines()[0].startswith(f"{SHOWN} · run {result.run_id} · 2 results")
+    assert text.splitlines()[0] == f"{SHOWN} · run {result.run_id}" and text.splitlines()[1].startswith("2 results")
     assert f"FAIL  {SHOWN}: exact_match mean 0.5 < 0.9" in text
     assert "│ \\::warning::m @bob │" not in text and "│ ::warning::m @bob │" in text  # not at a line start: kept
     inert_for_a_terminal(text)
@@ -50,7 +51,7 @@ def test_markdown_report_pings_nobody_and_links_no_issue(result):
     lines = render(result, "markdown").splitlines()
     assert lines[0] == f"### {MARKDOWN} — run `{result.run_id}`"
     assert f"| ::warning::m @{J}bob | higher | 1 | 1 | 1 | 2 | 0 |" in lines
-    assert lines[-1].startswith(f"| {MARKDOWN} | ❌ fail | ")
+    assert lines[-1].startswith(f"| {MARKDOWN} | ✗ fail | ")
 
 
 def test_ci_report_escapes_its_annotations_by_githubs_rules(result):

@@ -20,14 +20,24 @@ def result():
     ).run()
 
 
-def test_console_prints_metrics_and_assertions(result, capsys):
+def test_console_prints_metrics_and_assertions(result, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
     assert result.report("console") == []
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith(f"demo · run {result.run_id} · 2 results, 0 errors, 0 metric errors · ")
+    assert lines[0] == f"demo · run {result.run_id}" and lines[1].startswith("2 results, 0 errors, 0 metric errors · ")
     # scores 0 and 1: mean 0.5, p95 = 0 + 0.95 · (1 - 0) = 0.95 (R: quantile(c(0, 1), .95))
-    assert [cell.strip() for cell in lines[4].strip("│").split("│")] == [
+    assert [cell.strip() for cell in lines[5].strip("│").split("│")] == [  # after the two header lines and the table head
         "exact_match", "higher", "0.5", "0.5", "0.95", "0", "1", "2", "0"]
     assert lines[-1] == "FAIL  threshold(exact_match, 0.9): exact_match mean 0.5 < 0.9 (must be >= 0.9; higher is better)"
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_console_fits_the_terminal(result, capsys, monkeypatch, columns):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    result.report("console")
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= columns
+    assert "exact_match" in out and "0.95" in out
 
 
 def test_json_report_is_complete_and_valid(result, tmp_path):
@@ -52,7 +62,7 @@ def test_markdown_cannot_be_broken_by_case_text(result):
     from cogeval.present.reporters import render
 
     assert render(result, "markdown").splitlines()[-1] == (
-        "| threshold(exact\\_match, 0.9) | ❌ fail | exact\\_match mean 0.5 &lt; 0.9 (must be &gt;= 0.9; higher is better) |")
+        "| threshold(exact\\_match, 0.9) | ✗ fail | exact\\_match mean 0.5 &lt; 0.9 (must be &gt;= 0.9; higher is better) |")
     # The report shows the suite name and the assertion names and messages (not case inputs): plant markup there.
     hostile = EvalSuite(
         [{"input": "plain", "expected": "ok"}], lambda q: "no", metrics=[exact_match()],
@@ -62,7 +72,7 @@ def test_markdown_cannot_be_broken_by_case_text(result):
     text = render(hostile, "markdown")
     assert "<script>" not in text
     assert text.splitlines()[0] == f"### demo \\| &lt;script&gt;x&lt;/script&gt; # heading — run `{hostile.run_id}`"
-    assert text.splitlines()[-1].startswith("| a\\|b &lt;script&gt;x&lt;/script&gt; | ❌ fail | ")
+    assert text.splitlines()[-1].startswith("| a\\|b &lt;script&gt;x&lt;/script&gt; | ✗ fail | ")
     table_lines = [line for line in text.splitlines() if line.startswith("|")]
     assert len(table_lines) == 6  # header, rule and one row in each of the two tables
     # every row of a table has as many unescaped pipes as its header

@@ -1,0 +1,137 @@
+"""The rows, numbers and words the comparison reports share: Markdown, HTML and console draw the same table."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+from cogeval._html import format_value
+from cogeval._text import safe_str, shorten, with_unit
+from cogeval.compare.result import VERDICT_TONES, as_run_comparison, headline, interval_text, verdict_note
+
+# --- formatting, shared by the three reports -------------------------------------------------
+
+
+def _format_number(value: Any) -> str:
+    """4 significant digits, NaN and None as ``–``."""
+    return format_value(_float(value))
+
+
+def _format_signed(value: Any) -> str:
+    """Like :func:`_format_number` with an explicit ``+`` on positive values."""
+    text = _format_number(value)
+    return "+" + text if _float(value) > 0 else text
+
+
+def format_p(value: Any) -> str:
+    """A p-value to 2 significant digits, NaN as ``–``.
+
+    >>> format_p(0.001234), format_p(3.2e-06), format_p(float("nan"))
+    ('0.0012', '3.2e-06', '–')
+    """
+    number = _float(value)
+    return "–" if math.isnan(number) else f"{number:.2g}"
+
+
+def _float(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+@dataclasses.dataclass(frozen=True)
+class _Changes:
+    metric: str
+    direction: str  # "regressed" | "improved"
+    rows: list[dict[str, str]]
+    total: int
+
+
+def run_label(info: Any) -> str:
+    return str(info.name or info.run_id or "unnamed run")
+
+
+TONE_MARKS = {"good": "🟢", "bad": "🔴", "neutral": "⚪"}
+"""How Markdown, which has no colour, shows a verdict's tone (see ``VERDICT_TONES``)."""
+
+
+def headline_parts(comparison: Any) -> tuple[str, str, str]:
+    """(lead, rest, tone) of :func:`headline`: ``lead`` is the verdict before the first ``": "``, never a metric name."""
+    lead, colon, rest = headline(comparison).partition(": ")
+    return lead, colon + rest, VERDICT_TONES.get(comparison.verdict, "neutral")
+
+
+def ordered(comparison: Any) -> list[Any]:
+    """The compared metrics, deciding ones first (each group in the comparison's order)."""
+    return sorted(comparison.metrics.values(), key=lambda m: m.role != "decides")
+
+
+def roles(comparison: Any) -> str:
+    """``3 metrics decide, 1 informs``."""
+    deciding = sum(m.role == "decides" for m in comparison.metrics.values())
+    informing = len(comparison.metrics) - deciding
+    return (f"{deciding} {'metric decides' if deciding == 1 else 'metrics decide'}, "
+            f"{informing} {'informs' if informing == 1 else 'inform'}")
+
+
+def metric_rows(comparison: Any) -> list[dict[str, Any]]:
+    """One row of formatted cells per metric (deciding first) over :data:`METRIC_COLUMNS`, plus its ``tone``."""
+    return [
+        {
+            "metric": f"{with_unit(str(m.metric), str(m.metric))} {'↑' if m.higher_is_better else '↓'}", "role": str(m.role),
+            "base": _format_number(m.base), "head": _format_number(m.head), "n": str(m.n),
+            "difference": _format_signed(m.difference), "interval": interval_text(m),
+            "effect size": _format_signed(m.effect_size), "test": str(m.test),
+            "p": format_p(m.p_value), "adjusted p": format_p(m.adjusted_p_value), "verdict": str(m.verdict),
+            "mde": _format_number(m.mde), "n needed": "–" if m.n_needed is None else str(m.n_needed),
+            "tone": VERDICT_TONES.get(m.verdict, "neutral"),
+        }
+        for m in ordered(comparison)
+    ]
+
+
+def note_rows(comparison: Any) -> list[tuple[str, str]]:
+    """(metric, :func:`verdict_note`) for each metric whose verdict is inconclusive or that has a margin."""
+    return [(str(m.metric), verdict_note(m)) for m in ordered(comparison) if m.verdict == "inconclusive" or m.margin]
+
+
+METRIC_COLUMNS = ["metric", "role", "base", "head", "n", "difference", "interval", "effect size",
+                  "test", "p", "adjusted p", "verdict", "mde", "n needed"]
+CHANGE_COLUMNS = ["case", "input", "base → head", "delta"]
+
+
+def change_groups(comparison: Any, limit: int) -> list[_Changes]:
+    """Regressed then improved cases per metric, at most ``limit`` rows each (largest |delta| first)."""
+    frame = comparison.changes
+    if frame is None or len(frame) == 0:
+        return []
+    order = list(comparison.metrics) + [m for m in dict.fromkeys(frame["metric"]) if m not in comparison.metrics]
+    groups = []
+    for direction in ("regressed", "improved"):
+        for metric in order:
+            part = frame[(frame["metric"] == metric) & (frame["direction"] == direction)]
+            if len(part) == 0:
+                continue
+            rows = [
+                {"case": str(r.case_key)[:8], "input": shorten(r.input), "key": str(r.case_key),
+                 "base → head": f"{_format_number(r.base)} → {_format_number(r.head)}", "delta": _format_signed(r.delta),
+                 "trace": sides(r, "trace_id"), "prompt": sides(r, "prompt_version")}
+                for r in part.head(limit).itertuples(index=False)
+            ]
+            groups.append(_Changes(str(metric), direction, rows, len(part)))
+    return groups
+
+
+def sides(row: Any, field: str) -> str:
+    """``base → head`` of the changes' ``base_<field>`` / ``head_<field>`` (one value when equal); "" when neither run has it."""
+    base, head = ("" if v is None or v != v else safe_str(v) for v in
+                  (getattr(row, f"base_{field}", None), getattr(row, f"head_{field}", None)))
+    return base if base == head else f"{base or '–'} → {head or '–'}"
+
+
+def run_comparison(comparison: Any) -> Any:
+    """The :class:`~cogeval.RunComparison` to report: an ``EvalComparison`` result holds it as ``.comparison``;
+    anything else raises :class:`~cogeval.errors.InputError` naming ``comparison``."""
+    return as_run_comparison("comparison", comparison)
