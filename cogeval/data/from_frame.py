@@ -94,7 +94,7 @@ def run_data_from_frame(
             result["scores"] += [
                 {"metric": m, "score": _number(f"column {m!r} in {where}", row[m], wide=True)} for m in metric_columns
             ]
-    directions = _checked_directions(directions, list(names))
+    directions = check_directions(directions, list(names))
     started = _moment(started_at)
     return {
         "run_id": new_run_id(started) if run_id is None else check_run_id(run_id),
@@ -230,14 +230,15 @@ def _number(where: str, value: Any, *, wide: bool = False) -> float:
     raise InputError(f"{where} is not a number: {describe(value)}{hint}")
 
 
-def _checked_directions(directions: Mapping[str, bool] | None, metrics: list[str]) -> dict[str, bool]:
+def check_directions(directions: Mapping[str, bool] | None, metrics: list[str], source: str = "frame") -> dict[str, bool]:
+    """``directions`` checked against the ``metrics`` of the ``source`` (a frame, an imported run): names and bools."""
     if directions is None:
         return {}
     if not isinstance(directions, Mapping):
         raise InputError(f"directions must map metric names to higher_is_better (True/False); got {describe(directions)}")
     for name, higher in directions.items():
         if name not in metrics:
-            raise InputError(f"directions names {name!r}, which is not a metric of the frame; its metrics are {metrics!r}")
+            raise InputError(f"directions names {name!r}, which is not a metric of the {source}; its metrics are {metrics!r}")
         if not isinstance(higher, bool):
             raise InputError(f"directions[{name!r}] must be True or False (higher is better); got {describe(higher)}")
     return dict(directions)

@@ -71,6 +71,17 @@ def as_run(run: Any, name: str = "run") -> EvalRun:
     raise InputError(f"{name} must be an EvalRun, a suite result or a run-file path; got {describe(run)}")
 
 
+def validated_run(data: dict[str, Any], where: str) -> EvalRun:
+    """The run of data in the model's shape (what a suite or an importer builds: seconds in the tables,
+    milliseconds in ``duration``); a problem raises :class:`RunFileError` ``"<where> cannot be read as a run: …"``."""
+    try:
+        return EvalRun.model_validate(data)
+    except ValidationError as error:
+        raise RunFileError(f"{where} cannot be read as a run: {describe_errors(error)}") from None
+    except InputError as error:
+        raise RunFileError(f"{where} cannot be read as a run: {error}") from None
+
+
 def run_from_json(data: Any, where: str) -> EvalRun:
     """Validate parsed run-file JSON; errors raise :class:`RunFileError` starting with ``where``.
 
@@ -88,7 +99,7 @@ def _validated(data: Any, where: str) -> EvalRun:
     try:
         return EvalRun.model_validate(from_file(data))
     except ValidationError as error:
-        raise RunFileError(f"{where} is invalid: {_describe_errors(error)}") from None
+        raise RunFileError(f"{where} is invalid: {describe_errors(error)}") from None
 
 
 def save_run(run: EvalRun, target: str | os.PathLike[str]) -> pathlib.Path:
@@ -121,7 +132,8 @@ def _check_format(where: str, data: dict[str, Any]) -> None:
         raise RunFileError(f"{where} has version {describe(version)}; expected {VERSION}")
 
 
-def _describe_errors(error: ValidationError) -> str:
+def describe_errors(error: ValidationError) -> str:
+    """A pydantic error in a line: up to three problems, each ``field.path[0]: message``."""
     problems = error.errors(include_url=False)
     shown = [f"{_location(p['loc'])}: {_message(p)}" if p["loc"] else _message(p) for p in problems[:_ERRORS_SHOWN]]
     more = len(problems) - _ERRORS_SHOWN

@@ -36,12 +36,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ValidationError
-
 from cogeval._check import check_path, describe, is_real
 from cogeval.data import Case, EvalRun
+from cogeval.data.from_frame import check_directions
 from cogeval.data.json_limits import loads
 from cogeval.data.run_id import new_run_id
+from cogeval.data.runfile import validated_run
 from cogeval.errors import InputError, RunFileError
 
 _VERSIONS = ("0.1", "0.2")
@@ -76,7 +76,7 @@ def read_ag2_run(path: str | os.PathLike[str], *, directions: Mapping[str, bool]
     data = _document(raw, where)
     tasks = [_task(task, f"{where}: tasks[{i}]") for i, task in enumerate(data["tasks"])]
     metrics, labels = _keys(tasks)
-    return _run(data, tasks, metrics, labels, _directions(directions, metrics), raw, where)
+    return _run(data, tasks, metrics, labels, check_directions(directions, metrics, "run"), raw, where)
 
 
 def _looks_like(data: Any) -> str | None:
@@ -219,19 +219,6 @@ def _keys(tasks: list[dict[str, Any]]) -> tuple[list[str], set[str]]:
     return [k for k in keys if k not in labels], labels
 
 
-def _directions(directions: Mapping[str, bool] | None, metrics: list[str]) -> dict[str, bool]:
-    if directions is None:
-        return {}
-    if not isinstance(directions, Mapping):
-        raise InputError(f"directions must map metric names to higher_is_better (True/False); got {describe(directions)}")
-    for name, higher in directions.items():
-        if name not in metrics:
-            raise InputError(f"directions names {name!r}, which is not a metric of the run; its metrics are {metrics!r}")
-        if not isinstance(higher, bool):
-            raise InputError(f"directions[{name!r}] must be True or False (higher is better); got {describe(higher)}")
-    return dict(directions)
-
-
 # -- the run -------------------------------------------------------------------------------------------
 
 
@@ -256,20 +243,7 @@ def _run(data: dict[str, Any], tasks: list[dict[str, Any]], metrics: list[str], 
         "stats": {"total": len(records), "errors": sum(r["error"] is not None for r in records),
                   "duration": seconds * 1000, "cost": math.nan},  # the file's milliseconds
     }
-    try:
-        return EvalRun.model_validate(record)
-    except (ValidationError, InputError) as error:
-        raise RunFileError(f"{where} cannot be read as a run: {_reason(error)}") from None
-
-
-def _reason(error: ValueError) -> str:
-    """The first problem of a validation error, without pydantic's decoration (the rules above make it rare)."""
-    if not isinstance(error, ValidationError):
-        return str(error)
-    first = error.errors(include_url=False)[0]
-    cause = first.get("ctx", {}).get("error")
-    place = ".".join(str(part) for part in first["loc"])
-    return str(cause) if cause is not None else f"{place}: {first['msg']}"
+    return validated_run(record, where)
 
 
 def _repeat_ids(task_ids: list[str]) -> dict[str, str]:

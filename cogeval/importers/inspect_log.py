@@ -36,6 +36,7 @@ from pydantic import ValidationError
 from cogeval._check import check_path, describe
 from cogeval.data import Case, EvalRun
 from cogeval.data.run_id import iso_utc
+from cogeval.data.runfile import describe_errors, validated_run
 from cogeval.errors import InputError, RunFileError
 from cogeval.stats import aggregate
 
@@ -56,7 +57,6 @@ _TRANSCRIPT = frozenset({"events", "messages", "attachments", "events_data", "ti
 """Fields of a sample not imported: the transcript, which stays in the log (a result's ``inspect.uuid`` finds it).
 Only the tool calls of its messages are kept, as the result's ``tool_calls``."""
 
-_ERRORS_SHOWN = 3
 
 _MISSING = ("reading Inspect AI logs needs the inspect_ai package: "
             "pip install 'cogeval[inspect]' (or pip install inspect_ai)")
@@ -76,9 +76,10 @@ def read_inspect_log(path: str | os.PathLike[str]) -> EvalRun:
         raise RunFileError(f"Inspect log '{file}' holds no samples (was it written with log_samples=False?); "
                            "cogeval imports the scores of each sample")
     try:
-        return EvalRun.model_validate(_run_data(log, str(path)))
-    except (ValidationError, InputError) as error:
+        data = _run_data(log, str(path))
+    except InputError as error:
         raise RunFileError(f"Inspect log '{file}' cannot be imported: {error}") from None
+    return validated_run(data, f"Inspect log '{file}'")
 
 
 # -- reading -----------------------------------------------------------------------
@@ -110,7 +111,7 @@ def _diagnosis(file: pathlib.Path, kind: str, error: Exception) -> RunFileError:
     if refusal is not None:
         return RunFileError(refusal)
     if isinstance(error, ValidationError):
-        return RunFileError(f"Inspect log '{file}' is invalid: {_validation_text(error)}")
+        return RunFileError(f"Inspect log '{file}' is invalid: {describe_errors(error)}")
     return RunFileError(f"Inspect log '{file}' cannot be read: {type(error).__name__}: {error}")
 
 
@@ -160,22 +161,6 @@ def _other_kind(data: Any) -> str:
         return "it looks like an lm-evaluation-harness results file, use cogeval.importers.read_lm_eval_samples on its samples files"
     keys = ", ".join(repr(str(k)) for k in list(data)[:8]) or "none"
     return f"it is a JSON object with the keys {keys}; an Inspect log has 'version', 'status', 'eval' and 'samples'"
-
-
-def _validation_text(error: ValidationError) -> str:
-    problems = error.errors(include_url=False)
-    shown = [f"{_location(p['loc'])}: {p['msg']}" for p in problems[:_ERRORS_SHOWN]]
-    more = len(problems) - _ERRORS_SHOWN
-    if more > 0:
-        shown.append(f"and {more} more error{'s' if more > 1 else ''}")
-    return "; ".join(shown)
-
-
-def _location(loc: tuple[Any, ...]) -> str:
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text or "(top level)"
 
 
 # -- the run -------------------------------------------------------------------------

@@ -37,12 +37,11 @@ import pathlib
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ValidationError
-
 from cogeval._check import check_path, describe, is_real
 from cogeval.data import Case, EvalRun
 from cogeval.data.json_limits import loads
 from cogeval.data.run_id import new_run_id
+from cogeval.data.runfile import validated_run
 from cogeval.errors import InputError, RunFileError
 
 _QUESTION_FIELDS = ("question", "query", "problem", "prompt", "input", "text")
@@ -280,20 +279,7 @@ def _run(lines: list[tuple[int, dict[str, Any]]], where: str, path: pathlib.Path
         "results": records,
         "stats": {"total": len(records), "errors": 0, "duration": seconds * 1000, "cost": math.nan},  # ms
     }
-    try:
-        return EvalRun.model_validate(data)
-    except (ValidationError, InputError) as error:
-        raise RunFileError(f"{where} cannot be read as a run: {_reason(error)}") from None
-
-
-def _reason(error: ValueError) -> str:
-    """The first problem of a validation error, without pydantic's decoration (the rules above make it rare)."""
-    if not isinstance(error, ValidationError):
-        return str(error)
-    first = error.errors(include_url=False)[0]
-    cause = first.get("ctx", {}).get("error")
-    place = ".".join(str(part) for part in first["loc"])
-    return str(cause) if cause is not None else f"{place}: {first['msg']}"
+    return validated_run(data, where)
 
 
 def _metric_name(metric: str, filter_name: str, *, several_filters: bool) -> str:

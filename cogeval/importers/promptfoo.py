@@ -33,12 +33,11 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeGuard
 
-from pydantic import ValidationError
-
 from cogeval._check import check_path, describe, is_real
 from cogeval.data import Case, EvalRun
 from cogeval.data.json_limits import loads
 from cogeval.data.run_id import iso_utc
+from cogeval.data.runfile import validated_run
 from cogeval.errors import InputError, RunFileError
 from cogeval.stats import aggregate
 
@@ -343,19 +342,16 @@ def _run(column: _Column, results: list[tuple[int, dict[str, Any]]], identities:
     records = [_result(r, identities[r["testIdx"]], names, prompt, (where, f"results.results[{i}]")) for i, r in results]
     eval_id = _text(data.get("evalId"))
     duration = _get(data, "results", "stats", "durationMs")
-    try:
-        return EvalRun.model_validate({
-            "run_id": _run_id(started, f"{eval_id or iso_utc(started)}|{column.index}|{column.prompt_id}|{column.provider_id}"),
-            "started_at": started,
-            "finished_at": started + datetime.timedelta(milliseconds=duration if is_real(duration) else 0),
-            "name": f"{column.prompt_name} / {column.provider_name}",
-            "metadata": _run_metadata(column, data, eval_id),
-            "config": _config(column, names, records, data),
-            "results": records,
-            "aggregated": _aggregated(names, records),
-        })
-    except (ValidationError, InputError) as error:
-        raise RunFileError(f"{where} cannot be read as a run: {_first_line(error)}") from None
+    return validated_run({
+        "run_id": _run_id(started, f"{eval_id or iso_utc(started)}|{column.index}|{column.prompt_id}|{column.provider_id}"),
+        "started_at": started,
+        "finished_at": started + datetime.timedelta(milliseconds=duration if is_real(duration) else 0),
+        "name": f"{column.prompt_name} / {column.provider_name}",
+        "metadata": _run_metadata(column, data, eval_id),
+        "config": _config(column, names, records, data),
+        "results": records,
+        "aggregated": _aggregated(names, records),
+    }, where)
 
 
 def _run_id(started: datetime.datetime, seed: str) -> str:
@@ -554,8 +550,3 @@ def _scrub(value: Any) -> Any:
     return value
 
 
-def _first_line(error: Exception) -> str:
-    if isinstance(error, ValidationError):
-        first = error.errors(include_url=False)[0]
-        return f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
-    return str(error).splitlines()[0]

@@ -41,7 +41,7 @@ from cogeval.data.json_limits import loads
 from cogeval.data.jsonable import jsonable
 from cogeval.data.run import CaseRecord
 from cogeval.data.run_id import check_run_id
-from cogeval.data.runfile import _describe_errors
+from cogeval.data.runfile import describe_errors
 from cogeval.errors import InputError, RunFileError
 from cogeval.pairwise.verdict import PairTask, Verdict, check_names
 
@@ -217,4 +217,4 @@ def read_pairwise_file(path: str | os.PathLike[str]) -> PairwiseFile:
     try:
         return PairwiseFile.model_validate(data)
     except ValidationError as error:
-        raise RunFileError(f"{where} is invalid: {_describe_errors(error)}") from None
+        raise RunFileError(f"{where} is invalid: {describe_errors(error)}") from None
