@@ -139,11 +139,11 @@ def comparison_markdown(comparison: Any) -> str:
         chosen = [g for g in groups if g.direction == direction]
         if not chosen:
             continue
-        total = sum(g.total for g in chosen)
+        count = _counted(c, direction, sum(g.total for g in chosen))
         if direction == "improved":
-            lines += ["<details>", f"<summary>{title} ({total})</summary>", ""]
+            lines += ["<details>", f"<summary>{title} ({count})</summary>", ""]
         else:
-            lines += [f"#### {title} ({total})", ""]
+            lines += [f"#### {title} ({count})", ""]
         for g in chosen:
             lines += [f"**{markdown_cell(g.metric)}** — {g.total} {direction}", "", markdown_table(g.rows, CHANGE_COLUMNS), ""]
             if g.total > len(g.rows):
@@ -151,6 +151,13 @@ def comparison_markdown(comparison: Any) -> str:
         if direction == "improved":
             lines += ["</details>", ""]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _counted(comparison: Any, direction: str, pairs: int) -> str:
+    """``"8 cases"``, or ``"7 cases, 8 case × metric"`` when some case moved on several metrics: headings count cases."""
+    moved = comparison.changes[comparison.changes["direction"] == direction]
+    cases = len(moved.drop_duplicates([k for k in ("case_key", "occurrence") if k in moved.columns]))
+    return f"{cases} cases" if cases == pairs else f"{cases} cases, {pairs} case × metric"
 
 
 # --- HTML ---------------------------------------------------------------------------------

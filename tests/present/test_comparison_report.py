@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import pathlib
 import re
@@ -243,9 +244,9 @@ def test_markdown_tables_cannot_be_broken_or_inject_html(comparison):
 
 def test_markdown_limits_changes_per_metric_and_direction(comparison):
     text = comparison_markdown(comparison)
-    assert "#### Regressed cases (8)" in text
+    assert "#### Regressed cases (8 cases)" in text  # headings count cases (issue 15), not case × metric pairs
     assert "**exact\\_match** — 7 regressed" in text and "**latency\\_s** — 1 regressed" in text
-    assert "<summary>Improved cases (60)</summary>" in text
+    assert "<summary>Improved cases (60 cases)</summary>" in text
     assert "… and 50 more improved cases" in text
     assert "| ffffffff |" not in text and text.count("question ") == 10
     assert "| 0.8123 → 1.9 | +1.088 |" in text  # 4 significant digits
@@ -416,3 +417,11 @@ def test_report_kind_of_a_wrong_type_lists_the_kinds(comparison):
     with pytest.raises(InputError) as caught:
         report_comparison(comparison, kind=42)
     assert str(caught.value) == "kind must be one of 'console', 'markdown', 'html'; got 42"
+
+
+def test_a_case_that_moved_on_two_metrics_counts_once_in_the_heading(comparison):
+    changes = comparison.changes.copy()
+    regressed_exact = (changes["direction"] == "regressed") & (changes["metric"] == "exact_match")
+    changes.loc[changes["metric"] == "latency_s", "case_key"] = changes.loc[regressed_exact, "case_key"].iloc[0]
+    text = comparison_markdown(dataclasses.replace(comparison, changes=changes))
+    assert "#### Regressed cases (7 cases, 8 case × metric)" in text
