@@ -18,7 +18,7 @@ def _format_number(value: Any) -> str:
     return format_value(_float(value))
 
 
-def _format_signed(value: Any) -> str:
+def format_signed(value: Any) -> str:
     """Like :func:`_format_number` with an explicit ``+`` on positive values."""
     text = _format_number(value)
     return "+" + text if _float(value) > 0 else text
@@ -82,8 +82,8 @@ def metric_rows(comparison: Any) -> list[dict[str, Any]]:
         {
             "metric": f"{with_unit(str(m.metric), str(m.metric))} {'↑' if m.higher_is_better else '↓'}", "role": str(m.role),
             "base": _format_number(m.base), "head": _format_number(m.head), "n": str(m.n),
-            "difference": _format_signed(m.difference), "interval": interval_text(m),
-            "effect size": _format_signed(m.effect_size), "test": str(m.test),
+            "difference": format_signed(m.difference), "interval": interval_text(m),
+            "effect size": format_signed(m.effect_size), "test": str(m.test),
             "p": format_p(m.p_value), "adjusted p": format_p(m.adjusted_p_value), "verdict": str(m.verdict),
             "mde": _format_number(m.mde), "n needed": "–" if m.n_needed is None else str(m.n_needed),
             "tone": VERDICT_TONES.get(m.verdict, "neutral"),
@@ -116,7 +116,7 @@ def change_groups(comparison: Any, limit: int) -> list[_Changes]:
                 continue
             rows = [
                 {"case": str(r.case_key)[:8], "input": shorten(r.input), "key": str(r.case_key),
-                 "base → head": f"{_format_number(r.base)} → {_format_number(r.head)}", "delta": _format_signed(r.delta),
+                 "base → head": f"{_format_number(r.base)} → {_format_number(r.head)}", "delta": format_signed(r.delta),
                  "trace": sides(r, "trace_id"), "prompt": sides(r, "prompt_version")}
                 for r in part.head(limit).itertuples(index=False)
             ]

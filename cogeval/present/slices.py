@@ -13,6 +13,7 @@ from typing import Any
 from cogeval._html import format_value
 from cogeval._text import escaped_line
 from cogeval.compare.result import VERDICT_TONES
+from cogeval.present.comparison_rows import format_signed
 
 SLICE_COLUMNS = ["slice", "metric", "n", "base", "head", "difference", "interval", "p", "adjusted p", "verdict"]
 """The reports' slices table."""
@@ -29,8 +30,8 @@ def slice_rows(comparison: Any) -> list[dict[str, Any]]:
         rows.append({
             "slice": str(r["slice"]), "metric": f"{r['metric']} {'↑' if up else '↓'}", "n": str(r["n"]),
             "base": format_value(r["base"]), "head": format_value(r["head"]),
-            "difference": _signed(r["difference"]),
-            "interval": f"[{_signed(r['ci_low'])}, {_signed(r['ci_high'])}]" if tested else r["note"],
+            "difference": format_signed(r["difference"]),
+            "interval": f"[{format_signed(r['ci_low'])}, {format_signed(r['ci_high'])}]" if tested else r["note"],
             "p": format_value(r["p_value"]), "adjusted p": format_value(r["adjusted_p_value"]),
             "verdict": str(r["verdict"]), "tone": VERDICT_TONES.get(r["verdict"], "neutral"),
         })
@@ -69,9 +70,3 @@ def slice_span(comparison: Any, metric: str) -> list[float]:
         return []
     rows = comparison.slices[comparison.slices["metric"] == metric]
     return [*rows["difference"], *rows["ci_low"], *rows["ci_high"]]
-
-
-def _signed(value: float) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    return "0" if value == 0 else f"{value:+.4g}"
