@@ -18,6 +18,8 @@ Replies: :func:`completion` (200 with id, usage and optional tool calls),
 :func:`error` (any status, optional ``Retry-After``), :func:`malformed` (a body
 that is not a completion), and ``delay=`` on any of them for a slow answer.
 
+``port=`` fixes the port (default: any free one).
+
 The server speaks HTTP/1.0 (a connection per request) unless ``ChatServer(keep_alive=True)``:
 then HTTP/1.1, and clients keep idle connections in their pools, as with real servers.
 """
@@ -99,7 +101,8 @@ def echo(body: dict[str, Any]) -> Reply:
 class ChatServer:
     """The server; ``url`` is the base URL to give ``ChatTarget(base_url=...)`` (ends in ``/v1``)."""
 
-    def __init__(self, responder: Callable[[dict[str, Any]], Reply] = echo, *, keep_alive: bool = False) -> None:
+    def __init__(self, responder: Callable[[dict[str, Any]], Reply] = echo, *, keep_alive: bool = False,
+                 port: int = 0) -> None:
         self.responder = responder
         self.calls: list[RecordedRequest] = []
         self._script: list[Reply | Callable[[dict[str, Any]], Reply]] = []
@@ -107,7 +110,7 @@ class ChatServer:
         handler = _handler(self)
         if keep_alive:  # HTTP/1.1: a connection stays open between requests, in the client's pool, as real servers do
             handler.protocol_version = "HTTP/1.1"
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), handler)
         self._httpd.daemon_threads = True
         self._httpd.block_on_close = not keep_alive  # an idle kept-alive connection must not hold up close()
         self._thread: threading.Thread | None = None

@@ -20,14 +20,18 @@ from cogeval.stats.paired import (
     wilcoxon_test,
 )
 from cogeval.stats.power import minimum_detectable_effect, plan_sample_size
+from cogeval.stats.ppi import PPIResult, ppi_difference, ppi_mean
 from cogeval.stats.ranking import bradley_terry, min_rank, rank_intervals
 from cogeval.stats.result import Interval, StatResult
+from cogeval.stats.sequential import ConfidenceSequence, confidence_sequence, confidence_sequence_halfwidth, split_alpha
 
 __all__ = [
     "Aggregate",
+    "ConfidenceSequence",
     "EquivalenceResult",
     "Interval",
     "McNemarResult",
+    "PPIResult",
     "StatResult",
     "TTestResult",
     "WilcoxonResult",
@@ -37,6 +41,8 @@ __all__ = [
     "bradley_terry",
     "cohen_kappa",
     "cohens_d",
+    "confidence_sequence",
+    "confidence_sequence_halfwidth",
     "equivalence_test",
     "holm_levels",
     "mcnemar_interval",
@@ -49,7 +55,10 @@ __all__ = [
     "paired_t_test",
     "percentile",
     "plan_sample_size",
+    "ppi_difference",
+    "ppi_mean",
     "rank_intervals",
+    "split_alpha",
     "std_dev",
     "wilcoxon_interval",
     "wilcoxon_test",
