@@ -19,11 +19,13 @@ from cogeval.errors import (
 )
 
 if typing.TYPE_CHECKING:  # loaded on first use by __getattr__ below; type checkers and IDEs see the names here
+    from cogeval.compare.calibration import label_sample, ppi_difference
     from cogeval.compare.comparison import ComparisonResult, EvalComparison
     from cogeval.compare.frames import compare_frames
     from cogeval.compare.leaderboard import Leaderboard
     from cogeval.compare.result import MetricComparison, RunComparison
     from cogeval.compare.runs import compare_runs
+    from cogeval.compare.sequential import SequentialComparison, compare_sequential
     from cogeval.compare.store import RunStore
     from cogeval.compare.variants import Variants, arun_variants, run_variants
     from cogeval.data import Case, Dataset, EvalRun, canonical_json, load_run
@@ -76,6 +78,7 @@ if typing.TYPE_CHECKING:  # loaded on first use by __getattr__ below; type check
         Aggregate,
         Interval,
         McNemarResult,
+        PPIResult,
         TTestResult,
         WilcoxonResult,
         adjust_p_values,
@@ -90,6 +93,7 @@ if typing.TYPE_CHECKING:  # loaded on first use by __getattr__ below; type check
         paired_t_test,
         percentile,
         plan_sample_size,
+        ppi_mean,
         std_dev,
         wilcoxon_test,
         wilson_interval,
@@ -122,6 +126,7 @@ __all__ = [
     "McNemarResult",
     "Metric",
     "MetricComparison",
+    "PPIResult",
     "PairwiseResult",
     "RunComparison",
     "RunFileError",
@@ -131,6 +136,7 @@ __all__ = [
     "RunStore",
     "Score",
     "SelfPreferenceWarning",
+    "SequentialComparison",
     "TTestResult",
     "TargetResponse",
     "Variants",
@@ -152,6 +158,7 @@ __all__ = [
     "coherence",
     "compare_frames",
     "compare_runs",
+    "compare_sequential",
     "comparison_html",
     "comparison_markdown",
     "contains",
@@ -168,6 +175,7 @@ __all__ = [
     "human_labels",
     "human_pairwise",
     "json_valid",
+    "label_sample",
     "latency",
     "llm_metric",
     "load_pairwise",
@@ -186,6 +194,9 @@ __all__ = [
     "plot_comparison",
     "plot_history",
     "plot_scores",
+    "plot_sequential",
+    "ppi_difference",
+    "ppi_mean",
     "regex",
     "relevance",
     "report_comparison",
@@ -203,15 +214,15 @@ __all__ = [
 
 _PRESENT = frozenset({
     "case_explorer", "comparison_html", "comparison_markdown", "export_html", "plot_changes", "plot_comparison",
-    "plot_history", "plot_scores", "report_comparison", "run_explorer",
+    "plot_history", "plot_scores", "plot_sequential", "report_comparison", "run_explorer",
 })
 """Presentation functions re-exported here, loaded from ``cogeval.present`` on first use."""
 
 
 _LAZY_NAMES = {
     "compare": (
-        "ComparisonResult EvalComparison Leaderboard MetricComparison RunComparison RunStore Variants "
-        "arun_variants compare_frames compare_runs run_variants"
+        "ComparisonResult EvalComparison Leaderboard MetricComparison RunComparison RunStore SequentialComparison "
+        "Variants arun_variants compare_frames compare_runs compare_sequential label_sample ppi_difference run_variants"
     ),
     "data": "Case Dataset EvalRun canonical_json load_run",
     "evaluate": (
@@ -230,9 +241,9 @@ _LAZY_NAMES = {
         "relevance threshold token_f1 token_usage"
     ),
     "stats": (
-        "Aggregate Interval McNemarResult TTestResult WilcoxonResult adjust_p_values aggregate bootstrap_ci "
-        "bradley_terry cohen_kappa cohens_d mcnemars_test mean median paired_t_test percentile "
-        "plan_sample_size std_dev wilcoxon_test wilson_interval"
+        "Aggregate Interval McNemarResult PPIResult TTestResult WilcoxonResult adjust_p_values aggregate "
+        "bootstrap_ci bradley_terry cohen_kappa cohens_d mcnemars_test mean median paired_t_test percentile "
+        "plan_sample_size ppi_mean std_dev wilcoxon_test wilson_interval"
     ),
 }
 """The subpackage (of ``cogeval``) each re-exported name comes from; it is imported on first use of one of its

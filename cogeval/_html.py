@@ -21,14 +21,20 @@ from typing import Any
 from cogeval._text import printable, safe_str
 
 _STYLE = (
-    "<style>.cogeval{font-family:system-ui,sans-serif;font-size:13px}"
+    "<style>.cogeval{font-family:system-ui,sans-serif;font-size:13px;line-height:1.4;white-space:normal;overflow-x:auto}"
     ".cogeval table{border-collapse:collapse}"
-    ".cogeval th,.cogeval td{padding:2px 8px;text-align:right;border-bottom:1px solid #8884;vertical-align:top}"
-    ".cogeval th{font-weight:600}.cogeval td.t{text-align:left;max-width:40em;white-space:pre-wrap;overflow-wrap:break-word}"
+    ".widget-html-content>.cogeval{width:0;min-width:100%}"  # in an ipywidgets HTML: as wide as the cell, scroll the rest
+    ".cogeval th,.cogeval td{padding:2px 8px;text-align:right;border-bottom:1px solid #8884;vertical-align:top;"
+    "white-space:nowrap}"
+    ".cogeval th{font-weight:600}.cogeval td.s{text-align:left}"
+    ".cogeval td.t{text-align:left;max-width:40em;white-space:pre-wrap;overflow-wrap:break-word}"
     ".cogeval .b{border-radius:3px;padding:0 5px;font-weight:600}"
     ".cogeval .good{background:#1a7f3733;color:#1a7f37}.cogeval .bad{background:#cf222e33;color:#cf222e}"
     ".cogeval .neutral{background:#8882}.cogeval caption{text-align:left;font-weight:600;padding:4px 0}</style>"
 )
+
+_SHORT = 40
+"""Text cells up to this long stay on one line (names, intervals); longer text (case inputs, outputs) wraps."""
 
 
 def escape(value: Any) -> str:
@@ -60,7 +66,7 @@ def _cell(value: Any, raw: bool) -> str:
     if raw:
         return f"<td>{value}</td>"
     text = format_value(value)
-    css = ' class="t"' if isinstance(value, str) else ""
+    css = "" if not isinstance(value, str) else ' class="s"' if len(value) <= _SHORT and "\n" not in value else ' class="t"'
     return f"<td{css}>{escape(text)}</td>"
 
 

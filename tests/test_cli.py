@@ -153,7 +153,8 @@ def test_import_saves_every_run_of_another_tools_file(tmp_path, capsys):
     assert main(["import", str(FIXTURES / "promptfoo" / "two-prompts.json"), "--out", str(tmp_path / "runs")]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split("  ")[1:3] for line in lines] == [["terse / echo", "10 results"], ["verbose / echo", "10 results"]]
-    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == sorted(line.rsplit("/", 1)[1] for line in lines)
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == sorted(
+        [".cogeval-index", *(line.rsplit("/", 1)[1] for line in lines)])  # the runs and the store's index
 
 
 def test_compare_reads_other_tools_files_directly(capsys):

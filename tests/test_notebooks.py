@@ -99,3 +99,13 @@ def test_reanalyse_other_tools_compares_inspect_and_promptfoo_runs_slice_by_slic
     assert match == [("arithmetic", "better"), ("geography", "inconclusive")]
     reports = [f for f in executed("reanalyse-other-tools").temporary_files if f.endswith(".html")]
     assert len(reports) == 1 and reports[0].endswith("/inspect-quiz.html")
+
+
+@pytest.mark.slow
+def test_spend_less_stops_early_and_calibrates_the_judge():
+    nb = shown("spend-less")
+    assert figures(nb) == 1  # the sequences narrowing to the decision
+    printed = [o.text for o in outputs(nb) if o.output_type == "stream"]
+    assert printed == ["better 80 342 524\n", "true difference 0.233; the 40 labels are worth 126\n"]
+    html = json.dumps([o.get("data", {}).get("text/html", "") for o in outputs(nb)])
+    assert "Sequential comparison" in html and "classical" in html

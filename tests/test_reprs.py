@@ -21,16 +21,20 @@ from cogeval import (
     Leaderboard,
     McNemarResult,
     MetricComparison,
+    PPIResult,
     RunComparison,
     RunStore,
+    SequentialComparison,
     TTestResult,
     Variants,
     WilcoxonResult,
     aggregate,
     compare_runs,
+    compare_sequential,
     exact_match,
     mcnemars_test,
     paired_t_test,
+    ppi_mean,
     run_variants,
     threshold,
     wilcoxon_test,
@@ -88,6 +92,10 @@ RESULTS = {
     McNemarResult: (lambda tmp: mcnemars_test(b=1, c=9), False, "to_dict"),
     WilcoxonResult: (lambda tmp: wilcoxon_test([1.0, 2.0, 4.0, 3.0], [1.5, 1.0, 2.0, 0.0]), False, "to_dict"),
     Aggregate: (lambda tmp: aggregate([1.0, 2.0, float("nan")]), False, "to_dict"),
+    SequentialComparison: (lambda tmp: compare_sequential(DATA, lambda q: q, lambda q: "no", [exact_match()],
+                                                          names=(SCRIPT, "b")), True, "decisions"),
+    PPIResult: (lambda tmp: ppi_mean([0.2, 0.9, 0.4, 0.8, 0.1, 0.7], [0, 1, 0, 1, float("nan"), float("nan")]),
+                False, "to_dict"),
     # (cogeval.PairwiseResult is PairwiseResult, and so on: one entry per class; a dict keeps only the last of two)
     PairwiseResult: (lambda tmp: pairwise(), True, "summary"),
     WinRate: (lambda tmp: two_humans().win_rate("longer"), False, "to_dict"),
@@ -136,10 +144,10 @@ def test_comparison_shows_wins_and_regressions_at_a_glance():
     exact, latency, quality = (next(r for r in rows if f">{name}" in r) for name in ("exact_match ↑", "latency ↓", "quality ↑"))
     assert '<span class="b good">better</span>' in exact and '<span class="b bad">worse</span>' in latency
     assert '<span class="b neutral">inconclusive</span>' in quality
-    assert '<td class="t">[0.3041, 0.8487] at 97.5%</td>' in exact and '<td class="t">decides</td>' in exact
+    assert '<td class="s">[0.3041, 0.8487] at 97.5%</td>' in exact and '<td class="s">decides</td>' in exact
     assert "<caption>Regressed cases × metrics: 32, largest first (all in .changes)</caption>" in html
     assert "27 more rows" in html  # compact: the five largest are shown
-    assert '<td class="t">latency</td><td class="t">question' in html
+    assert '<td class="s">latency</td><td class="s">question' in html
 
 
 def test_comparison_warnings_are_listed_and_escaped():

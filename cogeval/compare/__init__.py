@@ -7,6 +7,7 @@ The top level (:mod:`cogeval`) offers the everyday names; this package adds the 
     1e-09
 """
 
+from cogeval.compare.calibration import LABEL_COLUMNS, label_sample, ppi_difference
 from cogeval.compare.comparison import ComparisonResult, EvalComparison
 from cogeval.compare.engine import CHANGES_COLUMNS, TESTS, compare_scores
 from cogeval.compare.frames import compare_frames
@@ -15,6 +16,7 @@ from cogeval.compare.paired import TOLERANCE, agreeing_interval, inverted_interv
 from cogeval.compare.pairing import trial_means
 from cogeval.compare.result import COLUMNS, MetricComparison, RunComparison, RunInfo
 from cogeval.compare.runs import compare_runs, statistical_values
+from cogeval.compare.sequential import DECISION_COLUMNS, SEQUENCE_COLUMNS, SequentialComparison, compare_sequential
 from cogeval.compare.slices import SLICE_COLUMNS, compare_slices
 from cogeval.compare.store import RunStore
 from cogeval.compare.summary import HISTORY_COLUMNS, MetricSummary, history_frame, metric_summary
@@ -24,32 +26,39 @@ from cogeval.compare.verdicts import ROLES, VERDICTS
 __all__ = [
     "CHANGES_COLUMNS",
     "COLUMNS",
-    "HISTORY_COLUMNS",
-    "LEADERBOARD_COLUMNS",
-    "ROLES",
-    "SLICE_COLUMNS",
-    "TESTS",
-    "TOLERANCE",
-    "VERDICTS",
     "ComparisonResult",
+    "DECISION_COLUMNS",
     "EvalComparison",
+    "HISTORY_COLUMNS",
+    "LABEL_COLUMNS",
+    "LEADERBOARD_COLUMNS",
     "Leaderboard",
     "MetricComparison",
     "MetricSummary",
+    "ROLES",
     "RunComparison",
     "RunInfo",
     "RunStore",
+    "SEQUENCE_COLUMNS",
+    "SLICE_COLUMNS",
+    "SequentialComparison",
+    "TESTS",
+    "TOLERANCE",
+    "VERDICTS",
     "Variants",
     "agreeing_interval",
     "arun_variants",
     "compare_frames",
     "compare_runs",
     "compare_scores",
+    "compare_sequential",
     "compare_slices",
     "history_frame",
     "inverted_interval",
+    "label_sample",
     "metric_summary",
     "paired_test",
+    "ppi_difference",
     "run_variants",
     "statistical_values",
     "trial_means",

@@ -24,7 +24,7 @@ from cogeval import _columns as col
 from cogeval._check import check_choice, check_probability, check_seed, describe
 from cogeval._text import as_text
 from cogeval.compare.paired import PairedTest, agreeing_interval, inverted_interval, noise_floor, paired_test
-from cogeval.compare.pairing import CASE_ERROR, check_scores, metrics_of, pair_scores
+from cogeval.compare.pairing import CASE_ERROR, check_scores, joint_codes, metrics_of, pair_scores
 from cogeval.compare.result import MetricComparison, RunComparison, RunInfo
 from cogeval.compare.verdicts import check_decide_on, check_margins, equivalent, overall, power, verdict, winner
 from cogeval.errors import InputError
@@ -155,7 +155,8 @@ def compare_scores(
     tests: dict[str, PairedTest] = {}
     changed: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]] = []
     counts: dict[str, tuple[int, int]] = {}
-    for name in names:
+    failed_trials = [_unscored_trials(frame, pairing.units, names) for frame in (base, head)]
+    for j, name in enumerate(names):
         up = directions[name]
         b_all, h_all = pairing.base[name].to_numpy(), pairing.head[name].to_numpy()
         keep = ~(np.isnan(b_all) | np.isnan(h_all))
@@ -173,8 +174,7 @@ def compare_scores(
         if n and any(unscored):
             notes.append(f"Metric {name!r}: n = {n} of {len(pairing.units)} matched cases, because scoring failed "
                          f"on {unscored[0]} case(s) in the base run and {unscored[1]} in the head run")
-        partial = (_failed_trials(base, name, pairing.units[~np.isnan(b_all)]),
-                   _failed_trials(head, name, pairing.units[~np.isnan(h_all)]))
+        partial = (int(failed_trials[0][~np.isnan(b_all), j].sum()), int(failed_trials[1][~np.isnan(h_all), j].sum()))
         if any(partial):
             notes.append(f"Metric {name!r}: scoring failed on {partial[0]} trial(s) in the base run and {partial[1]} "
                          "in the head run of cases still compared; those cases are means over their other trials")
@@ -263,10 +263,19 @@ def _power_warnings(metrics: Iterable[MetricComparison], tests: Mapping[str, Pai
     return notes
 
 
-def _failed_trials(frame: pd.DataFrame, metric: str, units: pd.MultiIndex) -> int:
-    """Trials of ``units`` whose score for ``metric`` is missing although the target answered (the scorer failed)."""
-    rows = frame[(frame[col.METRIC] == metric) & frame[col.SCORE].isna() & ~frame[CASE_ERROR].fillna(False).astype(bool)]
-    return int(pd.MultiIndex.from_frame(rows[[col.CASE_KEY, col.OCCURRENCE]]).isin(units).sum()) if len(rows) else 0
+def _unscored_trials(frame: pd.DataFrame, units: pd.MultiIndex, names: list[str]) -> np.ndarray:
+    """Per unit of ``units`` × metric of ``names``: the trials whose score is missing although the target
+    answered (the scorer failed)."""
+    counts = np.zeros((len(units), len(names)), dtype=np.int64)
+    rows = frame[frame[col.SCORE].isna().to_numpy() & ~frame[CASE_ERROR].fillna(False).to_numpy(dtype=bool)]
+    if len(rows) == 0:
+        return counts
+    row_ids, unit_ids = joint_codes([rows, units.to_frame(index=False)], [col.CASE_KEY, col.OCCURRENCE])
+    unit = pd.Index(unit_ids).get_indexer(row_ids)
+    metric = pd.Index(names).get_indexer(pd.Index(rows[col.METRIC]))
+    keep = (unit >= 0) & (metric >= 0)
+    np.add.at(counts, (unit[keep], metric[keep]), 1)
+    return counts
 
 
 def _info(frame: pd.DataFrame) -> RunInfo:
@@ -311,19 +320,20 @@ def _changes(
     metric = np.concatenate([np.full(len(p), name, dtype=object) for name, p, _, _ in changed])
     base_value = np.concatenate([base[name].to_numpy()[p] for name, p, _, _ in changed])
     head_value = np.concatenate([head[name].to_numpy()[p] for name, p, _, _ in changed])
-    metric_rank = np.repeat(np.arange(len(changed)), [len(p) for _, p, _, _ in changed])
     size = np.round(np.abs(delta), 9)  # float noise (0.9 - 1.3 vs 0.8 - 1.2) must not decide the order
-    order = np.lexsort((position, metric_rank, -size))
-    keys = units.get_level_values(0).to_numpy(dtype=object)
-    shown = {k: None if inputs.get(k) is None else as_text(inputs.get(k)) for k in pd.unique(keys[position])}
-    case_key = keys[position[order]]
+    # The rows come in metric order, then unit order, so a stable sort on -size keeps those ties in place.
+    order = np.argsort(-size, kind="stable")
+    position = position[order]
+    case_key = units.get_level_values(0).to_numpy(dtype=object)[position]
+    codes, keys = pd.factorize(case_key)
+    shown = np.array([None if inputs.get(k) is None else as_text(inputs.get(k)) for k in keys], dtype=object)
     return pd.DataFrame({
         col.CASE_KEY: case_key,
-        col.INPUT: pd.Series([shown[k] for k in case_key], dtype=object),  # objects: see EvalRun.results_frame
+        col.INPUT: pd.Series(shown[codes], dtype=object),  # objects, as user text may hold lone surrogates
         col.METRIC: metric[order],
         col.BASE: base_value[order],
         col.HEAD: head_value[order],
         col.DELTA: delta[order],
-        col.DIRECTION: np.where(better[order], "improved", "regressed").astype(object),
-        col.OCCURRENCE: units.get_level_values(1).to_numpy()[position[order]],
+        col.DIRECTION: np.array(["regressed", "improved"], dtype=object)[better[order].astype(int)],
+        col.OCCURRENCE: units.get_level_values(1).to_numpy()[position],
     })

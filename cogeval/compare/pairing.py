@@ -29,7 +29,7 @@ metric (NaN on both sides). A unit with no value on a side is NaN there.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -101,19 +101,26 @@ def trial_means(values: pd.Series) -> pd.Series:
     [0.2, 7.0]
     """
     codes, groups = pd.factorize(values.index, sort=True)
-    x = values.to_numpy(dtype=float)
-    present = ~np.isnan(x)
-    order = np.lexsort((x, codes))
-    order = order[present[order]]  # NaN is skipped; a group of only NaN gets NaN
-    code, value = codes[order], x[order]
-    count = np.bincount(code, minlength=len(groups)).astype(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        first = _ordered_sums(code, value, len(groups)) / count
-        residual = value - first[code]
-        means = first + _ordered_sums(code, residual, len(groups)) / count
     if isinstance(groups, pd.MultiIndex):
         groups = groups.set_names(values.index.names)
-    return pd.Series(means, index=groups)
+    return pd.Series(_group_means(codes, values.to_numpy(dtype=float), len(groups)), index=groups)
+
+
+def _group_means(codes: np.ndarray, x: np.ndarray, groups: int) -> np.ndarray:
+    """The order-independent mean of :func:`trial_means` of ``x`` in each group ``0 .. groups - 1`` of ``codes``.
+
+    NaN is skipped; a group with no value (or only NaN) gets NaN.
+    """
+    present = ~np.isnan(x)
+    order = np.lexsort((x, codes))
+    order = order[present[order]]
+    code, value = codes[order], x[order]
+    count = np.bincount(code, minlength=groups).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        first = _ordered_sums(code, value, groups) / count
+        residual = value - first[code]
+        means: np.ndarray = first + _ordered_sums(code, residual, groups) / count
+    return means
 
 
 def _ordered_sums(code: np.ndarray, value: np.ndarray, groups: int) -> np.ndarray:
@@ -125,30 +132,49 @@ def _ordered_sums(code: np.ndarray, value: np.ndarray, groups: int) -> np.ndarra
     return sums
 
 
+def joint_codes(frames: Sequence[pd.DataFrame], columns: Sequence[str]) -> list[np.ndarray]:
+    """One int64 code per row of each frame for its values in ``columns``: rows with equal values get equal codes,
+    across all the frames, numbered in order of first appearance (hashing, no Python per row; NaN is a value).
+
+    >>> a = pd.DataFrame({"case_key": ["x", "y", "x"], "occurrence": [0, 0, 1]})
+    >>> b = pd.DataFrame({"case_key": ["x", "z"], "occurrence": [1, 0]})
+    >>> [codes.tolist() for codes in joint_codes([a, b], ["case_key", "occurrence"])]
+    [[0, 1, 2], [2, 3]]
+    """
+    sizes = [len(frame) for frame in frames]
+    code = np.zeros(sum(sizes), dtype=np.int64)
+    for column in columns:
+        level, uniques = pd.factorize(pd.concat([frame[column] for frame in frames], ignore_index=True),
+                                      use_na_sentinel=False)
+        code = pd.factorize(code * len(uniques) + level)[0]  # below the number of rows: never overflows
+    return np.split(code.astype(np.int64), np.cumsum(sizes)[:-1])
+
+
 UnitValues = tuple[pd.MultiIndex, pd.DataFrame, pd.Series]
 """A run's units, its ``units × metrics`` values and its errored flags (:func:`unit_values`)."""
 
 
 def unit_values(frame: pd.DataFrame, directions: Mapping[str, bool]) -> UnitValues:
     """One run's units (first-appearance order), its ``units × metrics`` values and errored flags."""
-    failed = frame[CASE_ERROR].fillna(False).astype(bool)
-    units = pd.MultiIndex.from_frame(frame[_UNIT].drop_duplicates())
-    errored = failed.groupby([frame[col.CASE_KEY], frame[col.OCCURRENCE]], sort=False).all().reindex(units)
+    failed = frame[CASE_ERROR].fillna(False).to_numpy(dtype=bool)
+    unit = joint_codes([frame], _UNIT)[0]
+    first = np.unique(unit, return_index=True)[1]  # codes number the units in order of first appearance
+    units = pd.MultiIndex.from_arrays([frame[c].iloc[first] for c in _UNIT])
+    errored = np.bincount(unit, weights=~failed, minlength=len(units)) == 0
 
-    rows = frame[frame[col.METRIC].isin(list(directions))]
-    higher = rows[col.METRIC].map(directions).to_numpy(dtype=bool)
-    failure = np.where(higher, 0.0, np.nan)
-    value = np.where(failed.loc[rows.index].to_numpy(), failure, rows[col.SCORE].to_numpy(dtype=float))
-    wide = (
-        trial_means(pd.Series(value, index=pd.MultiIndex.from_frame(rows[[*_UNIT, col.METRIC]])))
-        .unstack(col.METRIC)
-        .reindex(index=units, columns=list(directions))
-    )
+    names = list(directions)
+    metric = pd.Index(names).get_indexer(pd.Index(frame[col.METRIC]))
+    rows = metric >= 0
+    higher = np.array([directions[m] for m in names], dtype=bool)
+    metric = metric[rows]
+    value = np.where(failed[rows], np.where(higher[metric], 0.0, np.nan), frame[col.SCORE].to_numpy(dtype=float)[rows])
+    means = _group_means(unit[rows] * len(names) + metric, value, len(units) * len(names))
+    wide = pd.DataFrame(means.reshape(len(units), len(names)), index=units,
+                        columns=pd.Index(names, dtype=object, name=col.METRIC))
     # A unit failed in every trial may have no row for a metric at all.
-    higher_metrics = [m for m, up in directions.items() if up]
-    if higher_metrics and errored.any():
-        wide.loc[errored.to_numpy(), higher_metrics] = 0.0
-    return units, wide, errored
+    if higher.any() and errored.any():
+        wide.loc[errored, higher] = 0.0
+    return units, wide, pd.Series(errored, index=units)
 
 
 def pair_scores(base: pd.DataFrame, head: pd.DataFrame, *, directions: Mapping[str, bool]) -> Pairing:
@@ -167,12 +193,14 @@ def pair_units(base: UnitValues, head: UnitValues) -> Pairing:
     """Pair two runs' :func:`unit_values` (as :func:`pair_scores` does), e.g. when one run meets many others."""
     base_units, base_wide, base_errored = base
     head_units, head_wide, head_errored = head
-    in_head = base_units.isin(head_units)
+    base_ids, head_ids = joint_codes([base_units.to_frame(index=False), head_units.to_frame(index=False)], _UNIT)
+    where = pd.Index(head_ids).get_indexer(base_ids)  # each base unit's position in head, -1 when head lacks it
+    in_head = where >= 0
     units = base_units[in_head]
-    base_values = base_wide.reindex(units)
-    head_values = head_wide.reindex(units)
-    b_err = base_errored.reindex(units).to_numpy(dtype=bool)
-    h_err = head_errored.reindex(units).to_numpy(dtype=bool)
+    base_values = base_wide.iloc[np.flatnonzero(in_head)]
+    head_values = head_wide.iloc[where[in_head]].set_axis(units)
+    b_err = base_errored.to_numpy(dtype=bool)[in_head]
+    h_err = head_errored.to_numpy(dtype=bool)[where[in_head]]
     both = b_err & h_err
     if both.any():
         base_values.loc[both, :] = np.nan
@@ -183,6 +211,6 @@ def pair_units(base: UnitValues, head: UnitValues) -> Pairing:
         head=head_values,
         base_errored=b_err,
         head_errored=h_err,
-        added=head_units[~head_units.isin(base_units)],
+        added=head_units[~pd.Index(head_ids).isin(base_ids)],
         removed=base_units[~in_head],
     )

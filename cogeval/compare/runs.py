@@ -18,10 +18,12 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from cogeval import _columns as col
 from cogeval.compare.engine import compare_scores
+from cogeval.compare.pairing import joint_codes, metrics_of
 from cogeval.compare.result import RunComparison, RunInfo
 from cogeval.compare.slices import compare_slices, slice_labels, slice_warnings
 from cogeval.data import Case, EvalRun
@@ -73,14 +75,16 @@ def score_frame(run: EvalRun) -> pd.DataFrame:
     # A result without any score (a failed case written with "scores": []) still ran: keep its unit,
     # with no metric, so it is paired (and its failure counted) rather than taken for a missing case.
     ident = [col.CASE_KEY, col.OCCURRENCE, col.TRIAL]
-    scored = pd.MultiIndex.from_frame(pd.concat([f[ident] for f in frames], ignore_index=True))
-    bare = results[~pd.MultiIndex.from_frame(results[ident]).isin(scored)]
-    if len(bare):
-        frames.append(bare[[col.RUN_ID, *ident]].assign(**{col.METRIC: None, col.SCORE: float("nan"), col.ERROR: None}))
     scores = pd.concat(frames, ignore_index=True)
-    failed = results.set_index([col.CASE_KEY, col.OCCURRENCE, col.TRIAL])[col.ERROR].notna()
-    keys = pd.MultiIndex.from_frame(scores[[col.CASE_KEY, col.OCCURRENCE, col.TRIAL]])
-    scores["case_error"] = failed.reindex(keys, fill_value=False).to_numpy(dtype=bool)
+    result_ids, score_ids = joint_codes([results, scores], ident)
+    bare = ~pd.Index(result_ids).isin(score_ids)
+    failed = results[col.ERROR].notna().to_numpy()
+    if bare.any():
+        scores = pd.concat([scores, results.loc[bare, [col.RUN_ID, *ident]].assign(
+            **{col.METRIC: None, col.SCORE: float("nan"), col.ERROR: None})], ignore_index=True)
+    # Each score row's result (one per identity: EvalRun refuses two), then the bare results.
+    row_result = np.concatenate([pd.Index(result_ids).get_indexer(score_ids), np.flatnonzero(bare)])
+    scores["case_error"] = failed[row_result]
     return scores
 
 
@@ -123,7 +127,7 @@ def compare_runs(
     base_run, head_run = as_run(base, "base"), as_run(head, "head")
     base_scores, head_scores = score_frame(base_run), score_frame(head_run)
     # A scored metric without a config entry (a hand-written file) is higher-is-better, as MetricRecord's default.
-    scored = dict.fromkeys([*base_scores[col.METRIC].dropna(), *head_scores[col.METRIC].dropna()], True)
+    scored = dict.fromkeys([*metrics_of(base_scores), *metrics_of(head_scores)], True)
     directions = {**scored, **head_run.directions, **base_run.directions}
     statistical = [m.name for run in (base_run, head_run) for m in run.config.statistical_metrics]
     comparison = compare_scores(
@@ -149,24 +153,43 @@ def compare_runs(
 def _with_metadata(changes: pd.DataFrame, *runs: EvalRun) -> pd.DataFrame:
     """``changes`` with ``base_trace_id``, ``head_trace_id``, ``base_prompt_version``, ``head_prompt_version``
     (each side's first trial of the unit; None where the run has none) and a last ``metadata`` column: each
-    case's metadata (the base run's, else the head's), so a breakdown by topic or difficulty needs no merge."""
-    metadata: dict[tuple[str, int], Any] = {}
-    for run in runs:
-        for r in run.results:
-            metadata.setdefault((r.case_key, r.occurrence), r.case.metadata)
+    case's metadata (the base run's, else the head's), so a breakdown by topic or difficulty needs no merge.
+
+    Each changed unit's results are found by hashing; only they are read, once per unit, not per row."""
+    keys = [pd.DataFrame({col.CASE_KEY: pd.Series([r.case_key for r in run.results], dtype=object),
+                          col.OCCURRENCE: np.fromiter((r.occurrence for r in run.results), dtype=np.int64)})
+            for run in runs]
+    change_codes, *result_codes = joint_codes([changes, *keys], [col.CASE_KEY, col.OCCURRENCE])
+    row_unit, units = pd.factorize(change_codes)  # each change's unit, among the changed units
     changes = changes.copy()
-    units = list(zip(changes[col.CASE_KEY], changes[col.OCCURRENCE]))
-    for side, run in zip(("base", "head"), runs):
-        first: dict[tuple[str, int], Any] = {}
-        for r in sorted(run.results, key=lambda r: r.trial):
-            first.setdefault((r.case_key, r.occurrence), r)
-        found = [first.get(unit) for unit in units]
-        changes[f"{side}_trace_id"] = pd.Series([r and r.trace_id for r in found], index=changes.index, dtype=object)
-        changes[f"{side}_prompt_version"] = pd.Series([r and _prompt_version(r.prompt) for r in found],
-                                                       index=changes.index, dtype=object)
-    changes[col.METADATA] = pd.Series([metadata.get((k, o)) for k, o in zip(changes[col.CASE_KEY], changes[col.OCCURRENCE])],
-                                      index=changes.index, dtype=object)
+    metadata = np.full(len(units), None, dtype=object)
+    unset = np.ones(len(units), dtype=bool)
+    for side, run, codes in zip(("base", "head"), runs, result_codes):
+        trials = np.fromiter((r.trial for r in run.results), dtype=np.int64)
+        lowest = _first(codes, np.argsort(trials, kind="stable"), units)
+        changes[f"{side}_trace_id"] = _read(run, lowest, lambda r: r.trace_id)[row_unit]
+        changes[f"{side}_prompt_version"] = _read(run, lowest, lambda r: _prompt_version(r.prompt))[row_unit]
+        first = np.where(unset, _first(codes, np.arange(len(codes)), units), -1)
+        metadata[first >= 0] = _read(run, first, lambda r: r.case.metadata)[first >= 0]
+        unset &= first < 0
+    changes[col.METADATA] = metadata[row_unit]
     return changes
+
+
+def _first(codes: np.ndarray, order: np.ndarray, units: np.ndarray) -> np.ndarray:
+    """For each of ``units``: the first position of ``order`` whose code is that unit, -1 when there is none."""
+    ordered = codes[order]
+    keep = ~pd.Index(ordered).duplicated()
+    found = pd.Series(order[keep], index=ordered[keep]).reindex(units, fill_value=-1)
+    return found.to_numpy(dtype=np.int64)
+
+
+def _read(run: EvalRun, positions: np.ndarray, field: Callable[[Any], Any]) -> np.ndarray:
+    """``field`` of the result at each of ``positions`` in ``run.results``, None at -1 (an object array)."""
+    out = np.full(len(positions), None, dtype=object)
+    found = np.flatnonzero(positions >= 0)
+    out[found] = np.fromiter((field(run.results[i]) for i in positions[found]), dtype=object, count=len(found))
+    return out
 
 
 def _prompt_version(prompt: Any) -> Any:

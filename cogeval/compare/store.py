@@ -9,8 +9,8 @@
 from __future__ import annotations
 
 import builtins
-import copy
 import datetime
+import math
 import os
 import pathlib
 import sys
@@ -26,9 +26,12 @@ from cogeval import _backend
 from cogeval._check import check_path, describe
 from cogeval._files import remove_stale_temporaries, write_parquet_atomic
 from cogeval._html import html_table, safe_html
+from cogeval.compare import store_index
+from cogeval.compare.store_index import StoreIndex, Unlisted
 from cogeval.compare.summary import history_frame
 from cogeval.data import EvalRun, load_run
 from cogeval.data.json_limits import loads
+from cogeval.data.jsonable import jsonable
 from cogeval.data.run_id import check_run_id
 from cogeval.data.runfile import run_from_json
 from cogeval.errors import InputError, RunFileError, RunSkippedWarning
@@ -49,8 +52,11 @@ class RunStore:
     over silently; a ``*.json`` that is unreadable, not UTF-8, not JSON (a
     truncated run file), invalid or of another version, or a folder named
     ``x.json``, is reported to ``on_skip({"path", "reason"})`` or, without it,
-    as a :class:`~cogeval.RunSkippedWarning`. Listing reads and validates every
-    run file in full, so a store of thousands of runs lists slowly.
+    as a :class:`~cogeval.RunSkippedWarning`. Listing reads a hidden index,
+    ``.cogeval-index`` (:mod:`cogeval.compare.store_index`), which the first listing
+    writes and :meth:`save` keeps up to date, and reads and validates only the run
+    files new or changed since (every file when the index is missing or broken);
+    :meth:`load`, :meth:`runs` and :meth:`latest` read runs in full.
 
     Opening a store removes the hidden temporary files (``.<name>.<8 characters>.tmp``)
     that a write killed half-way left in its folder, once they are more than an hour old
@@ -64,7 +70,7 @@ class RunStore:
         self.path = check_path("path", path)
         self.on_skip = on_skip
         remove_stale_temporaries(self.path)
-        self._summaries: dict[pathlib.Path, tuple[tuple[int, int], _RunSummary]] = {}
+        self._index = StoreIndex(self.path)
 
     def __repr__(self) -> str:
         return f"RunStore({str(self.path)!r})"
@@ -72,7 +78,10 @@ class RunStore:
     def save(self, run: Any) -> pathlib.Path:
         """Save a run (an :class:`EvalRun` or anything with ``to_run()``) as ``<run_id>.json``; returns the path."""
         run = _as_run(run)
-        return run.save(self.path / f"{check_run_id(run.run_id)}.json")
+        path = run.save(self.path / f"{check_run_id(run.run_id)}.json")
+        summary = jsonable(run.summary())  # as reading the file back gives it: JSON values, NaN or ±inf means as NaN
+        self._index.record(path, {**summary, "metrics": {k: math.nan if v is None else v for k, v in summary["metrics"].items()}})
+        return path
 
     def load(self, run_id: str) -> EvalRun:
         """The run with this id; strict: a missing or broken file raises."""
@@ -151,54 +160,25 @@ class RunStore:
 
     def _scan(self, filter: Any) -> builtins.list[_RunSummary]:  # `list` here is the method above
         keep = _predicate(filter)
-        paths = sorted(self.path.glob("*.json")) if self.path.is_dir() else []
-        found = [summary for summary in map(self._summary, paths) if summary is not None and keep(summary)]
+        found = [summary for summary in self._index.summaries(self._summary) if keep(summary)]
         found.sort(key=lambda summary: (_moment(summary["started_at"]), summary["id"]), reverse=True)
         return found
 
     def _summary(self, path: pathlib.Path) -> _RunSummary | None:
-        """The run's summary, read again only when the file's modification time or size changed."""
+        """The summary (without its path) of the run in a new or changed file, for the index; None for JSON that
+        is not a run; :class:`~cogeval.compare.store_index.Unlisted` once a bad file is reported."""
         try:
-            status = path.stat()
-            stamp = (status.st_mtime_ns, status.st_size)
-        except OSError:
-            stamp = None
-        cached = self._summaries.get(path)
-        if stamp is not None and cached is not None and cached[0] == stamp and path.is_file():
-            return copy.deepcopy(cached[1])
-        run = self._read(path)
-        if run is None:
-            self._summaries.pop(path, None)
-            return None
-        summary = {**run.summary(), "path": str(path)}
-        if stamp is not None:
-            self._summaries[path] = (stamp, copy.deepcopy(summary))
-        return summary
+            run = _run_in(path)
+        except Unlisted as skipped:
+            self._skip(path, str(skipped))
+            raise
+        return None if run is None else run.summary()
 
     def _read(self, path: pathlib.Path) -> EvalRun | None:
-        if path.is_dir():
-            self._skip(path, "is a folder, not a run file")
-            return None
         try:
-            document = loads(path.read_bytes().decode("utf-8-sig"), "is invalid", error=RunFileError)  # as load_run
-        except OSError as error:
-            self._skip(path, f"cannot be read: {error.strerror or error}")
-            return None
-        except UnicodeDecodeError as error:
-            self._skip(path, f"is not UTF-8 text ({error.reason} at byte {error.start})")
-            return None
-        except RunFileError as error:  # nested too deep, or a number it cannot hold
-            self._skip(path, str(error))
-            return None
-        except ValueError as error:  # JSONDecodeError
-            self._skip(path, f"is not valid JSON: {error}")
-            return None
-        if not (isinstance(document, dict) and (document.get("format") == RUN_FORMAT or "runId" in document)):
-            return None  # some other JSON file (a baseline, a config): not ours to report
-        try:
-            return run_from_json(document, f"run file '{path}'")  # parsed once, validated as load_run does
-        except (RunFileError, ValueError) as error:
-            self._skip(path, str(error))
+            return _run_in(path)
+        except Unlisted as skipped:
+            self._skip(path, str(skipped))
             return None
 
     def _skip(self, path: pathlib.Path, reason: str) -> None:
@@ -220,6 +200,30 @@ class RunStore:
         frame = self.to_frame().drop(columns=["finished_at", "path"])  # compact: one line per run, metric means
         return html_table(frame.to_dict("records"), list(frame.columns), caption=f"RunStore {self.path} · {len(frame)} runs",
                           max_rows=20)
+
+
+def _run_in(path: pathlib.Path) -> EvalRun | None:
+    """The run in ``path``, read and validated as :func:`~cogeval.data.load_run` does; None for JSON that is not
+    a run (a baseline, a config: not ours to report); :class:`~cogeval.compare.store_index.Unlisted` with the
+    reason for anything else."""
+    if path.is_dir():
+        raise Unlisted("is a folder, not a run file")
+    try:
+        document = loads(path.read_bytes().decode("utf-8-sig"), "is invalid", error=RunFileError)  # as load_run
+    except OSError as error:
+        raise Unlisted(f"cannot be read: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise Unlisted(f"is not UTF-8 text ({error.reason} at byte {error.start})") from None
+    except RunFileError as error:  # nested too deep, or a number it cannot hold
+        raise Unlisted(str(error)) from None
+    except ValueError as error:  # JSONDecodeError
+        raise Unlisted(f"is not valid JSON: {error}") from None
+    if not (isinstance(document, dict) and (document.get("format") == RUN_FORMAT or "runId" in document)):
+        return None
+    try:
+        return run_from_json(document, f"run file '{path}'")  # parsed once, validated as load_run does
+    except (RunFileError, ValueError) as error:
+        raise Unlisted(str(error)) from None
 
 
 def _predicate(filter: Any) -> Callable[[_RunSummary], bool]:
@@ -247,10 +251,10 @@ def _moment(started_at: str | None) -> datetime.datetime:
 
 
 def _caller_level() -> int:
-    """The ``stacklevel`` of the first frame outside this module, so a warning names the user's line."""
+    """The ``stacklevel`` of the first frame outside this module and the index's, so a warning names the user's line."""
     frame: FrameType | None = sys._getframe(1)
     level = 1
-    while frame is not None and frame.f_code.co_filename == __file__:
+    while frame is not None and frame.f_code.co_filename in (__file__, store_index.__file__):
         frame, level = frame.f_back, level + 1
     return level
 

@@ -21,7 +21,7 @@ from typing import Any
 from cogeval import _columns as col
 from cogeval._check import describe
 from cogeval.data.canonical import canonical_json
-from cogeval.data.json_limits import check_depth
+from cogeval.data.json_limits import MAX_CASE_DEPTH, check_depth, is_plain_json
 from cogeval.errors import DatasetError, InputError
 
 FIELDS = (col.INPUT, col.EXPECTED, col.CONTEXT, col.METADATA, col.TURNS)
@@ -72,7 +72,7 @@ class Case:
             object.__setattr__(self, col.TURNS, _checked_turns(self.turns))
         for name in FIELDS:
             value = getattr(self, name)
-            if value is not None:
+            if value is not None and not is_plain_json(value, MAX_CASE_DEPTH):  # plain JSON passes both checks
                 check_depth(value, name, label=f"Case field {name!r}")  # before canonical_json, which recurses
                 try:
                     canonical_json(value, name=name)

@@ -37,14 +37,15 @@ _PROMPT_FIELDS = ("key", "versionId", "version")
 
 
 def to_file(data: dict[str, Any]) -> dict[str, Any]:
-    """The file's shape of a run's JSON data (camelCase keys, NaN as ``None``); ``data`` is left unchanged."""
-    data = copy.deepcopy(data)
-    config = data.get("config") or {}
+    """The file's shape of a run's JSON data (camelCase keys, NaN as ``None``); ``data`` is left unchanged
+    (the parts changed are copied, the rest shared)."""
+    data = dict(data)
+    config = _copied(data, "config") or {}
     for key, details in _DETAILS.items():
         metrics = config.get(key) or []
         config[key] = [m["name"] for m in metrics]
         config[details] = metrics
-    stats = data.get("stats")
+    stats = _copied(data, "stats")
     if isinstance(stats, dict) and "cost" in stats:
         target = stats["cost"]
         stats["cost"] = _sum(target, stats.get("judgeCost"))
@@ -55,25 +56,36 @@ def to_file(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def from_file(data: Any) -> Any:
-    """The model's shape of a run file's JSON data; anything that is not a run's data comes back as it is."""
+    """The model's shape of a run file's JSON data; anything that is not a run's data comes back as it is.
+    ``data`` is left unchanged (the parts changed are copied, the rest shared)."""
     if not isinstance(data, dict):
         return data
-    data = copy.deepcopy(data)
     config = data.get("config")
     metrics = config.get("metrics") if isinstance(config, dict) else None
     if isinstance(metrics, list) and any(isinstance(m, dict) for m in metrics):
+        data = copy.deepcopy(data)
         _milliseconds(data)  # cogeval's own files from before it followed the format: seconds
         return data
+    data = dict(data)
+    config = _copied(data, "config")
     if isinstance(config, dict):
         for key, details in _DETAILS.items():
             names, detailed = config.get(key), config.pop(details, None)
             if isinstance(names, list) and isinstance(detailed, list):
                 by_name = {d.get("name"): d for d in detailed if isinstance(d, dict)}
                 config[key] = [by_name.get(n, n) if isinstance(n, str) else n for n in names]
-    stats = data.get("stats")
+    stats = _copied(data, "stats")
     if isinstance(stats, dict) and "targetCost" in stats:
         stats["cost"] = stats.pop("targetCost")
     return data
+
+
+def _copied(data: dict[str, Any], key: str) -> Any:
+    """``data[key]`` replaced by a shallow copy when it is a dict (else as it is, ``None`` when absent)."""
+    value = data.get(key)
+    if isinstance(value, dict):
+        value = data[key] = dict(value)
+    return value
 
 
 def _distinct_prompts(data: dict[str, Any]) -> list[dict[str, Any]]:

@@ -35,6 +35,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from collections.abc import Callable, Mapping
 from itertools import accumulate
 from typing import Any, Final
@@ -60,6 +61,8 @@ _STRING_SKELETON = re.compile(rb'"[^"]*"')
 _STEP = [0] * 256
 _STEP[ord("[")] = _STEP[ord("{")] = 1
 _STEP[ord("]")] = _STEP[ord("}")] = -1
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},:]', re.S)
 
 _Link = tuple[Any, "str | int", int] | None
@@ -76,16 +79,26 @@ def loads(text: str, where: str, *, error: _ErrorType = InputError, allow_nan: b
     """
     _check_text_depth(text, where, error)
     bad: list[_Bad] = []
-    value = json.loads(
-        text,
-        parse_int=lambda digits: _int(digits, bad),
-        parse_float=lambda digits: _float(digits, bad),
-        parse_constant=float if allow_nan else (
+    hooks: dict[str, Any] = {
+        "parse_float": lambda digits: _float(digits, bad),
+        "parse_constant": float if allow_nan else (
             lambda name: _flag(f"{name} is not a JSON number; write null for a missing number", bad)),
-    )
+    }
+    value = _parse(text, hooks, bad)
     if bad:
         _raise_first(value, where, error, finite=not allow_nan)
     return value
+
+
+def _parse(text: str, hooks: dict[str, Any], bad: list[_Bad]) -> Any:
+    if 0 < sys.get_int_max_str_digits() <= MAX_INT_DIGITS:  # json's own parser then refuses longer integers
+        try:
+            return json.loads(text, **hooks)
+        except json.JSONDecodeError:
+            raise
+        except ValueError:  # an integer too long: parsed again, every integer checked, to name it
+            bad.clear()
+    return json.loads(text, parse_int=lambda digits: _int(digits, bad), **hooks)
 
 
 def check_json(value: Any, where: str, *, error: _ErrorType = InputError) -> None:
@@ -111,6 +124,26 @@ def check_depth(value: Any, name: str, *, limit: int = MAX_CASE_DEPTH, label: st
     problem = _first_problem(value, limit, finite=False)
     if problem is not None:
         raise InputError(f"{label or name} is nested deeper than {limit} levels (at {_path([name, *problem[0]])})")
+
+
+def is_plain_json(value: Any, limit: int) -> bool:
+    """Whether ``value`` is plain JSON data nested at most ``limit`` levels: only ``str``, ``int``, ``float``,
+    ``bool``, ``None``, and ``list`` and ``dict`` (exact types; keys text without surrogates), as
+    :func:`json.loads` gives. Such a value passes :func:`check_depth` and ``canonical_json``, so a caller can
+    skip them; anything else (a subclass, a tuple, a container that contains itself) gives ``False``.
+
+    >>> is_plain_json({"a": [1, 2.5, None]}, 2), is_plain_json({"a": [1]}, 1), is_plain_json((1,), 1)
+    (True, False, False)
+    """
+    kind = type(value)
+    if kind is dict:
+        return limit > 0 and all(
+            type(key) is str and (key.isascii() or not _SURROGATE.search(key)) and is_plain_json(item, limit - 1)
+            for key, item in value.items()
+        )
+    if kind is list:
+        return limit > 0 and all(is_plain_json(item, limit - 1) for item in value)
+    return kind in _SCALARS
 
 
 # -- numbers ----------------------------------------------------------------------------------
@@ -155,8 +188,13 @@ def _float(digits: str, bad: list[_Bad]) -> float | _Bad:
 def _check_text_depth(text: str, where: str, error: _ErrorType) -> None:
     if text.count("[") + text.count("{") <= MAX_DEPTH:
         return  # too few brackets to nest that deep: the common case, at no cost
-    skeleton = text.encode("utf-8", "surrogatepass").replace(b"\\\\", b"").replace(b'\\"', b"")
-    skeleton = _STRING_SKELETON.sub(b"", skeleton.translate(None, _DROP))  # brackets outside strings
+    skeleton = text.encode("utf-8", "surrogatepass")
+    if b"\\" in skeleton:
+        skeleton = skeleton.replace(b"\\\\", b"").replace(b'\\"', b"")
+    # Brackets outside strings. Two quotes side by side close a string and open the next with nothing
+    # but ",:" and spaces between, or enclose an empty one: dropping them first leaves few strings to cut.
+    skeleton = skeleton.translate(None, _DROP).replace(b'""', b"")
+    skeleton = _STRING_SKELETON.sub(b"", skeleton)
     if max(accumulate(map(_STEP.__getitem__, skeleton)), default=0) <= MAX_DEPTH:
         return
     offset, parts = _deep_place(text)

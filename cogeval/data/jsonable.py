@@ -67,7 +67,14 @@ def json_text(value: Any, *, indent: int | None = None) -> str:
 
 
 def _convert(value: Any, active: set[int], room: int) -> Any:
-    if value is None or isinstance(value, (str, bool)):
+    kind = type(value)
+    if kind is str or kind is bool or value is None:  # the common types first, by identity: the rest is slower
+        return value
+    if kind is float:
+        return value if math.isfinite(value) else None
+    if kind is int:
+        return _integer(value)
+    if isinstance(value, (str, bool)):
         return value
     try:
         if isinstance(value, Integral):
@@ -77,8 +84,8 @@ def _convert(value: Any, active: set[int], room: int) -> Any:
             return number if math.isfinite(number) else None
         if hasattr(value, "item") and getattr(value, "ndim", None) == 0:  # numpy scalar
             return _convert(value.item(), active, room)
-        container = isinstance(value, (Mapping, list, tuple)) or dataclasses.is_dataclass(value)
-        if not container:
+        container = kind is dict or kind is list or isinstance(value, (Mapping, list, tuple))
+        if not container and not dataclasses.is_dataclass(value):
             if hasattr(value, "tolist"):  # numpy array
                 return _convert(value.tolist(), active, room)
             return safe_str(value)
@@ -91,6 +98,8 @@ def _convert(value: Any, active: set[int], room: int) -> Any:
         return _CIRCULAR
     active.add(marker)
     try:
+        if kind is list:
+            return [_convert(v, active, room - 1) for v in value]
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
             value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
         if isinstance(value, Mapping):

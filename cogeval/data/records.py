@@ -18,7 +18,9 @@ Durations are milliseconds, as in the file; the tables and ``StatsRecord.duratio
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
+from itertools import repeat
 from typing import Annotated, Any, ClassVar, Final
 
 from pydantic import (
@@ -53,14 +55,17 @@ Number = Annotated[float, BeforeValidator(_nan_if_none), PlainSerializer(_none_i
 
 def _json_value(value: Any) -> Any:
     """A value as JSON can hold it, cut at :data:`VALUE_DEPTH` so that the file it goes into loads back equal."""
+    if type(value) is str:  # the common case, as jsonable gives it, without its call
+        return value
     return jsonable(value, max_depth=VALUE_DEPTH)
 
 
-Json = Annotated[Any, BeforeValidator(_json_value), PlainSerializer(_json_value)]
+Json = Annotated[Any, BeforeValidator(_json_value), PlainSerializer(_json_value, when_used="unless-none")]
 """Any value, made JSON-safe (bytes and objects as text, circular references as ``"[Circular]"``,
 keys as text, structures deeper than the readers' limit cut; see :func:`~cogeval.data.jsonable.jsonable`)."""
 
 _Count = Annotated[int, Field(ge=0)]
+_camel = functools.cache(to_camel)
 
 
 class _Record(BaseModel):
@@ -73,7 +78,7 @@ class _Record(BaseModel):
     @classmethod
     def _text_keys(cls, data: Any) -> Any:
         """A mapping with keys that are not text (a prompt dict with a tuple key) keeps them as text, as JSON must."""
-        if isinstance(data, dict) and not all(isinstance(key, str) for key in data):
+        if isinstance(data, dict) and not all(map(isinstance, data, repeat(str))):
             return {key if isinstance(key, str) else str(key): value for key, value in data.items()}
         return data
 
@@ -91,7 +96,7 @@ class _Record(BaseModel):
             value = getattr(self, name)
             if value is None or (isinstance(value, float) and math.isnan(value)):
                 data.pop(name, None)
-                data.pop(to_camel(name), None)
+                data.pop(_camel(name), None)
         return data
 
     def __eq__(self, other: object) -> bool:

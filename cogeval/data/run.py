@@ -53,6 +53,7 @@ from cogeval.data.case import FIELDS, Case
 from cogeval.data.dataset import Dataset
 from cogeval.data.file_form import to_file
 from cogeval.data.from_frame import check_results, run_data_from_frame
+from cogeval.data.gc_pause import paused_gc
 from cogeval.data.jsonable import jsonable
 from cogeval.data.records import (
     FORMAT,
@@ -286,7 +287,8 @@ class EvalRun(_Record):
         anything is written, so it can never name a file outside the folder.
         """
         run_id = check_run_id(self.run_id)
-        text = json.dumps(self.to_dict(), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+        with paused_gc():
+            text = json.dumps(self.to_dict(), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
         path = check_path("target", target)
         if path.is_dir() or str(target).endswith(("/", os.sep)):
             path = path / f"{run_id}.json"

@@ -24,6 +24,7 @@ from pydantic_core import ErrorDetails
 
 from cogeval._check import check_path, describe
 from cogeval.data.file_form import from_file
+from cogeval.data.gc_pause import paused_gc
 from cogeval.data.json_limits import check_json, loads
 from cogeval.data.records import FORMAT, VERSION
 from cogeval.data.run import EvalRun
@@ -50,13 +51,17 @@ def load_run(path: str | os.PathLike[str]) -> EvalRun:
         raw = path.read_bytes()
     except FileNotFoundError:
         raise FileNotFoundError(errno.ENOENT, "run file not found", str(path)) from None
-    try:
-        data = loads(raw.decode("utf-8-sig"), f"{where} is invalid", error=RunFileError)
-    except UnicodeDecodeError as error:
-        raise RunFileError(f"{where} is not UTF-8 text ({error.reason} at byte {error.start})") from None
-    except json.JSONDecodeError as error:
-        raise RunFileError(f"{where} is not valid JSON: line {error.lineno} column {error.colno}: {error.msg}") from None
-    return _validated(data, where)
+    with paused_gc():
+        try:
+            data = loads(raw.decode("utf-8-sig"), f"{where} is invalid", error=RunFileError)
+        except UnicodeDecodeError as error:
+            raise RunFileError(f"{where} is not UTF-8 text ({error.reason} at byte {error.start})") from None
+        except json.JSONDecodeError as error:
+            raise RunFileError(
+                f"{where} is not valid JSON: line {error.lineno} column {error.colno}: {error.msg}"
+            ) from None
+        del raw
+        return _validated(data, where)
 
 
 def as_run(run: Any, name: str = "run") -> EvalRun:
@@ -88,8 +93,9 @@ def run_from_json(data: Any, where: str) -> EvalRun:
     ``data`` may come from plain :func:`json.loads`, so the limits of
     :mod:`cogeval.data.json_limits` (nesting, finite numbers) are checked first.
     """
-    check_json(data, f"{where} is invalid", error=RunFileError)
-    return _validated(data, where)
+    with paused_gc():
+        check_json(data, f"{where} is invalid", error=RunFileError)
+        return _validated(data, where)
 
 
 def _validated(data: Any, where: str) -> EvalRun:

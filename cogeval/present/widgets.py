@@ -35,6 +35,7 @@ from cogeval.data import EvalRun
 from cogeval.errors import InputError
 from cogeval.present.notebook import figure_mimebundle
 from cogeval.present.plots import plot_comparison
+from cogeval.present.run_labels import run_labels
 
 _MAX_CASES = 10
 """Regressed cases listed by the run explorer (largest first)."""
@@ -76,7 +77,7 @@ def _regressed_cases_html(comparison: RunComparison, limit: int = _MAX_CASES) ->
 class RunExplorer(widgets.VBox):
     """Pick two runs of a store and see their comparison; see :func:`run_explorer`.
 
-    Parts: ``base``, ``head`` (Dropdowns of run ids), ``metrics`` (SelectMultiple),
+    Parts: ``base``, ``head`` (Dropdowns of runs, valued by run id), ``metrics`` (SelectMultiple),
     ``alpha`` (FloatSlider), ``seed`` (IntText); ``table`` and ``cases`` (HTML),
     ``chart`` (Output). ``comparison`` is the :class:`RunComparison` on show
     (``None`` when the last update failed; ``table`` then says why). A ``seed``
@@ -92,7 +93,7 @@ class RunExplorer(widgets.VBox):
         self._metric_cache: dict[str, list[str]] = {}
         self._busy = False
         self.comparison: RunComparison | None = None
-        options = [(f"{run.name or '(no name)'} · {run.started_at} · {run.run_id}", run.run_id) for run in runs]
+        options = [(label, run_id) for run_id, label in run_labels(runs).items()]
         self.base = widgets.Dropdown(options=options, value=runs[min(1, len(runs) - 1)].run_id, description="base",
                                      layout=widgets.Layout(width="48%"))
         self.head = widgets.Dropdown(options=options, value=runs[0].run_id, description="head",
@@ -121,6 +122,7 @@ class RunExplorer(widgets.VBox):
         return self._metric_cache[run_id]
 
     def _runs_changed(self, change: Any = None) -> None:
+        self.base.tooltip, self.head.tooltip = f"run id {self.base.value}", f"run id {self.head.value}"
         head = set(self._metrics_of(self.head.value))
         common = [m for m in self._metrics_of(self.base.value) if m in head]
         kept = [m for m in self.metrics.value if m in common] or common
@@ -161,8 +163,9 @@ class RunExplorer(widgets.VBox):
 def run_explorer(store: Any, *, alpha: float = 0.05, seed: Any = 0, test: str = "t") -> RunExplorer:
     """An explorer over the runs of ``store`` (a :class:`RunStore` or its folder).
 
-    Pick the base and head runs (labelled ``name · started_at · run id``, newest
-    first; head starts at the newest run, base at the one before), the metrics,
+    Pick the base and head runs (labelled by name, the metadata that tells them
+    apart and the start time, :func:`~cogeval.present.run_labels.run_labels`; the
+    run id on hover; newest first; head starts at the newest run, base at the one before), the metrics,
     ``alpha`` and the ``seed`` recorded with the comparison: the comparison table, the forest plot
     and the regressed cases update on each change. ``test`` is passed to
     :func:`~cogeval.compare_runs` for non-binary metrics. ``seed`` follows the

@@ -20,7 +20,7 @@ from cogeval.stats.paired import (
     wilcoxon_test,
 )
 from cogeval.stats.power import minimum_detectable_effect, plan_sample_size
-from cogeval.stats.ppi import PPIResult, ppi_difference, ppi_mean
+from cogeval.stats.ppi import PPIResult, ppi_mean, ppi_paired_difference
 from cogeval.stats.ranking import bradley_terry, min_rank, rank_intervals
 from cogeval.stats.result import Interval, StatResult
 from cogeval.stats.sequential import ConfidenceSequence, confidence_sequence, confidence_sequence_halfwidth, split_alpha
@@ -55,8 +55,8 @@ __all__ = [
     "paired_t_test",
     "percentile",
     "plan_sample_size",
-    "ppi_difference",
     "ppi_mean",
+    "ppi_paired_difference",
     "rank_intervals",
     "split_alpha",
     "std_dev",

@@ -138,7 +138,7 @@ def ppi_mean(judge: Any, labels: Any, *, alpha: float = 0.05) -> PPIResult:
     )
 
 
-def ppi_difference(judge_base: Any, judge_head: Any, labels_base: Any, labels_head: Any, *,
+def ppi_paired_difference(judge_base: Any, judge_head: Any, labels_base: Any, labels_head: Any, *,
                    alpha: float = 0.05) -> PPIResult:
     """PPI for the mean paired difference ``head - base`` of the human-judged score.
 
@@ -146,7 +146,7 @@ def ppi_difference(judge_base: Any, judge_head: Any, labels_base: Any, labels_he
     ``labels_head - labels_base``: one row per case, NaN where no person
     labelled it. People must have labelled both sides of the same cases.
 
-    >>> r = ppi_difference([0.2, 0.5, 0.4, 0.6], [0.6, 0.5, 0.9, 0.7], [0, 1, 0, math.nan], [1, 1, 1, math.nan])
+    >>> r = ppi_paired_difference([0.2, 0.5, 0.4, 0.6], [0.6, 0.5, 0.9, 0.7], [0, 1, 0, math.nan], [1, 1, 1, math.nan])
     >>> round(r.classical_estimate, 3)
     0.667
     """

@@ -328,7 +328,8 @@ def test_opening_a_store_removes_temporaries_older_than_an_hour_only(tmp_path):
         os.utime(folder / name, (time.time() - age, time.time() - age))
     store = RunStore(folder)
     assert sorted(p.name for p in folder.iterdir()) == [
-        ".20260101T080000000Z-0000000e.json.b7c8d9e0.tmp", "20260101T080000000Z-0000000c.json", "notes.tmp"]
+        ".20260101T080000000Z-0000000e.json.b7c8d9e0.tmp", ".cogeval-index", "20260101T080000000Z-0000000c.json",
+        "notes.tmp"]
     assert [s["id"] for s in store.list()] == ["20260101T080000000Z-0000000c"]
     RunStore(tmp_path / "not yet")  # a folder that does not exist yet: nothing to clean, no error
 

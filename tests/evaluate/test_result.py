@@ -48,7 +48,7 @@ def test_html_is_escaped():
     # The display shows the suite name (not case inputs), so the markup is planted in the name.
     html = run(name="<b>calc</b>")._repr_html_()
     assert "<caption>EvalSuiteResult &lt;b&gt;calc&lt;/b&gt; · " in html and "<b>calc</b>" not in html
-    assert '<tr><td class="t">exact_match</td><td class="t">↑</td><td>1</td><td>1</td><td>1</td><td>1</td><td>1</td><td>3</td><td>0</td></tr>' in html
+    assert '<tr><td class="s">exact_match</td><td class="s">↑</td><td>1</td><td>1</td><td>1</td><td>1</td><td>1</td><td>3</td><td>0</td></tr>' in html
 
 
 def test_summary_is_json():

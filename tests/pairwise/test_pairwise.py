@@ -217,7 +217,7 @@ def test_save_and_load_next_to_run_files(tmp_path):
     loaded = load_pairwise(path)
     assert loaded == result and loaded.win_rate("j") == result.win_rate("j") and loaded.flips().flips == 1
     assert loaded.path == path
-    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # atomic: no temporary file left
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".cogeval-index", path.name]  # atomic: no temporary file left
 
 
 def test_loading_something_else_names_the_file(tmp_path):
@@ -626,7 +626,7 @@ def test_a_comparator_that_decided_no_pair_says_so_everywhere():
     html = result._repr_html_()
     assert f"<li>{sentence.replace(chr(39), '&#x27;')}</li>" in html
     # n, wins, losses, ties 0; rate, ci_low, ci_high and p_value not shown; 3 missing; no flips (one order)
-    assert ('<tr><td class="t">broken</td><td>0</td><td>0</td><td>0</td><td>0</td><td>–</td><td>–</td><td>–</td>'
+    assert ('<tr><td class="s">broken</td><td>0</td><td>0</td><td>0</td><td>0</td><td>–</td><td>–</td><td>–</td>'
             "<td>–</td><td>3</td><td>–</td></tr>") in html
     frame = result.to_frame()
     broken = frame[frame["comparator"] == "broken"]

@@ -33,8 +33,8 @@ def test_run_explorer_starts_on_the_two_newest_runs(store):
     explorer = run_explorer(store)
     assert isinstance(explorer, widgets.VBox) and isinstance(explorer, RunExplorer)
     assert explorer.head.value == "20260105T080000000Z-00000005" and explorer.base.value == "20260104T080000000Z-00000004"
-    assert explorer.head.options[0] == (
-        "head · 2026-01-05T08:00:00.000Z · 20260105T080000000Z-00000005", "20260105T080000000Z-00000005")
+    assert explorer.head.options[0] == ("head · 2026-01-05 08:00", "20260105T080000000Z-00000005")
+    assert explorer.head.tooltip == "run id 20260105T080000000Z-00000005"
     assert explorer.metrics.options == ("exact_match", "latency", "quality") and explorer.metrics.value == explorer.metrics.options
     c = explorer.comparison
     assert (c.base.name, c.head.name, c.alpha, c.seed) == ("adhoc", "head", 0.05, 0)

@@ -1,4 +1,4 @@
-"""ppi_mean and ppi_difference against ppi-python (ppi_py 0.2.3, the reference implementation of
+"""ppi_mean and ppi_paired_difference against ppi-python (ppi_py 0.2.3, the reference implementation of
 Angelopoulos et al. 2023 and of PPI++), called here on the same data; plus a seeded coverage simulation."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from ppi_py import classical_mean_ci, ppi_mean_ci, ppi_mean_pointestimate
 
 from cogeval.errors import InputError
-from cogeval.stats import PPIResult, ppi_difference, ppi_mean
+from cogeval.stats import PPIResult, ppi_mean, ppi_paired_difference
 
 
 def cases(kind, n_cases=60, n_labelled=15, seed=5):
@@ -105,7 +105,7 @@ def test_difference_equals_ppi_python_on_the_differences(kind):
     judge_base, labels_base = cases(kind, seed=1)
     judge_head, labels_head = cases(kind, seed=2)
     estimate, ci, classical, _ = reference(judge_head - judge_base, labels_head - labels_base, 0.05)
-    r = ppi_difference(judge_base, judge_head, labels_base, labels_head)
+    r = ppi_paired_difference(judge_base, judge_head, labels_base, labels_head)
     assert r.estimate == pytest.approx(estimate, rel=1e-12, abs=1e-14)
     assert r.ci == pytest.approx(ci, rel=1e-12)
     assert r.classical_ci == pytest.approx(classical, rel=1e-12)
@@ -142,9 +142,9 @@ def test_ppi_mean_alpha_error():
         ([1.0, 0.0], [1.0, 0.0, 1.0], "judge_base and labels_base must be paired (the same length); got 3 and 2 values"),
     ],
 )
-def test_ppi_difference_input_errors(labels_base, labels_head, message):
+def test_ppi_paired_difference_input_errors(labels_base, labels_head, message):
     with pytest.raises(InputError) as error:
-        ppi_difference([0.1, 0.2, 0.3], [0.2, 0.2, 0.4], labels_base, labels_head)
+        ppi_paired_difference([0.1, 0.2, 0.3], [0.2, 0.2, 0.4], labels_base, labels_head)
     assert str(error.value) == message
 
 
