@@ -104,7 +104,7 @@ def _demo(args: argparse.Namespace) -> int:
         path = store.save(result)
         print(f"  {name}: exact_match {result.aggregated['exact_match'].mean:.3f}, saved {path}")
         runs.append(result)
-    comparison = compare_runs(runs[0], runs[1], seed=args.seed)
+    comparison = compare_runs(runs[0], runs[1], seed=args.seed, by="topic")
     from cogeval.present.comparison_report import print_console
 
     print_console(comparison, brief=True)

@@ -186,3 +186,15 @@ def test_every_python_example_runs(page, world):
             exec(_stubbed(code, where), namespace)
         except SystemExit as stop:  # a CI gate ending its example
             assert code.strip().splitlines()[-1].startswith("raise SystemExit"), f"{where}: {stop!r}"
+
+
+def test_the_demo_prints_what_the_readme_shows(tmp_path, monkeypatch, capsys):
+    from cogeval.cli import main
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = re.search(r"^```\n(head is better:.*?)^```", text, re.S | re.M).group(1)
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["demo", "--out", str(tmp_path / "demo"), "--quiet"]) == 0
+    printed = [line.rstrip() for line in capsys.readouterr().out.splitlines()]
+    start = printed.index(shown.splitlines()[0])
+    assert printed[start:start + len(shown.splitlines())] == shown.splitlines()

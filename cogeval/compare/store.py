@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from cogeval import _backend
-from cogeval._check import check_path, describe
+from cogeval._check import check_choice, check_path, describe
 from cogeval._files import remove_stale_temporaries, write_parquet_atomic
 from cogeval._html import html_table, safe_html
 from cogeval.compare import store_index
@@ -31,7 +31,7 @@ from cogeval.compare.store_index import StoreIndex, Unlisted
 from cogeval.compare.summary import history_frame
 from cogeval.data import EvalRun, load_run
 from cogeval.data.json_limits import loads
-from cogeval.data.jsonable import jsonable
+from cogeval.data.jsonable import json_text, jsonable
 from cogeval.data.run_id import check_run_id
 from cogeval.data.runfile import run_from_json
 from cogeval.errors import InputError, RunFileError, RunSkippedWarning
@@ -124,9 +124,27 @@ class RunStore:
         return pd.concat(frames, ignore_index=True) if frames else EvalRun.model_construct(results=[]).scores
 
     def to_parquet(self, path: str | os.PathLike[str],
-                   filter: Mapping[str, Any] | Callable[[_RunSummary], bool] | None = None) -> pathlib.Path:
-        """Write :meth:`scores` as a Parquet file (pyarrow; for DuckDB, pandas, Dask...); returns its path."""
-        return write_parquet_atomic(check_path("path", path), self.scores(filter))
+                   filter: Mapping[str, Any] | Callable[[_RunSummary], bool] | None = None,
+                   table: str = "scores") -> pathlib.Path:
+        """Write :meth:`scores` (``table="scores"``) or :meth:`runs_table` (``table="runs"``) as a Parquet file
+        (pyarrow; for DuckDB, pandas, Dask...); returns its path. The two join on ``run_id``
+        (docs/run-files.md has a DuckDB query over both)."""
+        tables = {"scores": self.scores, "runs": self.runs_table}
+        frame = tables[check_choice("table", table, tables)](filter)
+        return write_parquet_atomic(check_path("path", path), frame)
+
+    def runs_table(self, filter: Mapping[str, Any] | Callable[[_RunSummary], bool] | None = None) -> pd.DataFrame:
+        """One row per run, newest first, from the index: ``run_id``, ``name``, ``started_at`` and ``finished_at``
+        (UTC timestamps), ``cases`` and ``metadata`` (JSON text, so each run keeps its own fields in one column)."""
+        summaries = self.list(filter)
+        return pd.DataFrame({
+            "run_id": pd.Series([s["id"] for s in summaries], dtype=object),
+            "name": pd.Series([s["name"] for s in summaries], dtype=object),
+            "started_at": pd.to_datetime(pd.Series([s["started_at"] for s in summaries], dtype=object), utc=True),
+            "finished_at": pd.to_datetime(pd.Series([s["finished_at"] for s in summaries], dtype=object), utc=True),
+            "cases": pd.Series([s["cases"] for s in summaries], dtype="int64"),
+            "metadata": pd.Series([json_text(s["metadata"] or {}) for s in summaries], dtype=object),
+        })
 
     def history(self, metric: str, name: str | None = None, *, confidence: float = 0.95,
                 seed: int | np.random.Generator | None = 0) -> pd.DataFrame:

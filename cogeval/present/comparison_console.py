@@ -16,6 +16,7 @@ from cogeval.present.comparison_rows import (
     run_comparison,
     run_label,
 )
+from cogeval.present.slices import worse_slices
 
 # --- console ------------------------------------------------------------------------------
 
@@ -88,6 +89,8 @@ def _draw_comparison(console: Any, c: Any, *, wide: bool = False, brief: bool = 
     if brief:
         if c.metrics:
             console.print(_metric_table(console, c, wide))
+        for line in worse_slices(c):
+            console.print(text(line, _CONSOLE_TONES["bad"] or ""))
         return
     for side, info in (("base", c.base), ("head", c.head)):
         console.print(text(f"{side}: {run_label(info)} · {info.run_id or '–'} · started {info.started_at or '–'}"))
@@ -95,6 +98,8 @@ def _draw_comparison(console: Any, c: Any, *, wide: bool = False, brief: bool = 
                                 f" · {roles(c)} · {c.matched} matched, {c.n_added} added, {c.n_removed} removed · α = {c.alpha:g}"))
     if c.metrics:
         console.print(_metric_table(console, c, wide))
+    for line in worse_slices(c):
+        console.print(text(line, _CONSOLE_TONES["bad"] or ""))
     for metric, note in note_rows(c):
         console.print(text(f"{metric} — {note}"))
     for g in change_groups(c, _CONSOLE_CHANGES):

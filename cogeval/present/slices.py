@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from cogeval._html import format_value
-from cogeval._text import escaped_line
+from cogeval._text import escaped_line, printable
 from cogeval.compare.result import VERDICT_TONES
 from cogeval.present.comparison_rows import format_signed
 
@@ -36,6 +36,20 @@ def slice_rows(comparison: Any) -> list[dict[str, Any]]:
             "verdict": str(r["verdict"]), "tone": VERDICT_TONES.get(r["verdict"], "neutral"),
         })
     return rows
+
+
+def worse_slices(comparison: Any) -> list[str]:
+    """One line per slice where a deciding metric got worse, e.g. ``worse in conversion (60 cases): …``.
+
+    A drop hidden inside a run that is better overall is what slicing is for, so the
+    console says it even when it shows nothing else of the slices.
+    """
+    if comparison.slices is None:
+        return []
+    worse = comparison.slices[(comparison.slices["verdict"] == "worse") & (comparison.slices["role"] == "decides")]
+    return [f"worse in {printable(str(name))} ({int(rows['n'].max())} cases): "
+            + ", ".join(f"{m} {format_signed(d)}" for m, d in zip(rows["metric"], rows["difference"], strict=True))
+            for name, rows in worse.groupby("slice", sort=False)]
 
 
 def slice_points(comparison: Any, metric: str, colours: dict[str, str], neutral: str) -> list[Any]:

@@ -165,3 +165,15 @@ def test_changes_carry_each_cases_metadata():
     assert list(changes.columns)[-1] == "metadata"
     topics = {k: r.case.metadata["topic"] for r in base.results for k in [r.case_key]}
     assert [m["topic"] for m in changes["metadata"]] == [topics[k] for k in changes["case_key"]]
+
+
+def test_the_console_names_the_slice_a_deciding_metric_got_worse_in(capsys):
+    from cogeval.present.comparison_console import print_console
+
+    base, head, base_quality, head_quality, topics = planted()
+    print_console(compare_runs(base, head, by="topic"), brief=True)
+    billing = np.array(topics) == "billing"
+    drop = float(np.mean(head_quality[billing] - base_quality[billing]))
+    assert f"worse in billing (30 cases): quality {drop:+.4g}" in capsys.readouterr().out
+    print_console(compare_runs(base, head), brief=True)
+    assert "worse in" not in capsys.readouterr().out
