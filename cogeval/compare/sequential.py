@@ -6,8 +6,8 @@ The rules (``docs/sequential.md``):
   case (interleaved, as :class:`~cogeval.EvalComparison`), ``batch_size``
   cases at a time, at most ``max_cases``;
 - after each batch, each metric's paired differences ``head - base`` get an
-  anytime-valid confidence sequence (:func:`~cogeval.stats.confidence_sequence`)
-  at level ``alpha / k`` for ``k`` metrics (:func:`~cogeval.stats.split_alpha`),
+  anytime-valid confidence sequence (:func:`~cogeval.stats.confidence_sequence`,
+  its bets tuned to the metric's margin when every metric has one) at level ``alpha / k`` for ``k`` metrics (:func:`~cogeval.stats.split_alpha`),
   so the chance that any sequence ever misses its mean stays at most ``alpha``;
 - scores lie in ``bounds[metric]``, ``(0, 1)`` unless given, so differences lie
   in ``[low - high, high - low]``; a score outside stops the comparison with an error;
@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from cogeval import _backend
-from cogeval._check import check_positive_int, check_seed, describe
+from cogeval._check import check_choice, check_positive_int, check_seed, describe
 from cogeval._html import html_table, key_value_table, safe_html
 from cogeval.compare.comparison import EvalComparison
 from cogeval.compare.result import RunComparison
@@ -50,6 +50,7 @@ from cogeval.stats import ConfidenceSequence, confidence_sequence, split_alpha
 
 SEQUENCE_COLUMNS = ["metric", "n", "estimate", "ci_low", "ci_high"]
 """The ``sequence`` table: one row per metric × paired difference, the sequence after each one."""
+_METHODS = ("auto", "betting", "planned", "eb")
 DECISION_COLUMNS = ["metric", "higher_is_better", "n", "base", "head", "estimate", "ci_low", "ci_high", "alpha",
                     "margin", "verdict", "decided_at"]
 """``SequentialComparison.to_frame()``: one row per metric, its latest interval and verdict."""
@@ -95,6 +96,8 @@ class SequentialComparison:
     """The base target's run of the cases run (an ordinary run: save it, compare it, rescore it)."""
     head: EvalSuiteResult
     """The head target's run of the same cases."""
+    method: str
+    """The confidence sequence used: ``"planned"``, ``"betting"`` or ``"eb"`` (``"auto"`` resolved)."""
     decisions: pd.DataFrame = dataclasses.field(compare=False)
     """``to_frame()``."""
 
@@ -135,17 +138,22 @@ def compare_sequential(
     bounds: Mapping[str, tuple[float, float]] | None = None,
     names: tuple[str, str] = ("base", "head"),
     judge: Any = None,
-    method: str = "betting",
+    method: str = "auto",
 ) -> SequentialComparison:
     """Run ``base`` and ``head`` on ``dataset`` batch by batch; stop once every metric is decided.
 
     ``metrics`` are per-case metrics, every one deciding; ``margin`` is one
     smallest difference that matters for all of them or ``{name: margin}``;
     ``bounds`` maps a metric to the ``(low, high)`` range of its scores
-    (default ``(0, 1)``); ``names`` name the two runs; ``judge`` and ``method``
-    (``"betting"`` or ``"eb"``) are :class:`~cogeval.EvalSuite`'s and
-    :func:`~cogeval.stats.confidence_sequence`'s. The module docstring states
-    the rules. Works in a script and inside Jupyter.
+    (default ``(0, 1)``); ``names`` name the two runs; ``judge`` is
+    :class:`~cogeval.EvalSuite`'s; ``method`` is
+    :func:`~cogeval.stats.confidence_sequence`'s: ``"planned"`` (bets tuned to
+    each metric's margin, which must be > 0), ``"betting"`` or ``"eb"``; the
+    default ``"auto"`` is ``"planned"`` when every metric has a margin > 0,
+    else ``"betting"`` (the one used is ``method`` of the result). On the
+    benchmark ``"planned"`` needed fewer cases than ``"betting"`` at the
+    margin, at twice it and at no difference (``docs/sequential.md``). The
+    module docstring states the rules. Works in a script and inside Jupyter.
 
     >>> from cogeval import exact_match
     >>> from cogeval.examples import assistant_v1, assistant_v2, questions
@@ -167,12 +175,20 @@ def compare_sequential(
     margins = _per_metric("margin", margin, metric_names, 0.0)
     ranges = _per_metric("bounds", bounds, metric_names, (0.0, 1.0))
     level = split_alpha(alpha, len(metrics))
+    method = check_choice("method", method, _METHODS)
+    if method == "auto":
+        method = "planned" if all(margins.values()) else "betting"
+    unplanned = [name for name in metric_names if method == "planned" and not margins[name]]
+    if unplanned:
+        raise InputError(f"method='planned' bets on the margin, and metric {unplanned[0]!r} has none: give "
+                         f"margin=... (> 0) for every metric, or use method='betting'")
     _check_names(names)
     targets = {names[0]: base, names[1]: head}
 
     def sequence(differences: Mapping[str, np.ndarray], name: str) -> ConfidenceSequence:
         lo, hi = ranges[name]
-        return confidence_sequence(differences[name], alpha=level, lower=lo - hi, upper=hi - lo, method=method)
+        return confidence_sequence(differences[name], alpha=level, lower=lo - hi, upper=hi - lo, method=method,
+                                   effect=margins[name] if method == "planned" else None)
 
     async def batches() -> tuple[list[EvalSuiteResult], list[EvalSuiteResult], EvalComparison]:
         runs: tuple[list[EvalSuiteResult], list[EvalSuiteResult]] = ([], [])
@@ -210,7 +226,7 @@ def compare_sequential(
         verdict=overall([row["verdict"] for row in rows]), stopped_at=stopped_at, planned_cases=planned,
         calls_saved=None if planned is None else 2 * (planned - stopped_at),
         sequence=pd.concat(sequences, ignore_index=True), comparison=comparison, base=base_run, head=head_run,
-        decisions=pd.DataFrame(rows, columns=DECISION_COLUMNS),
+        method=method, decisions=pd.DataFrame(rows, columns=DECISION_COLUMNS),
     )
 
 

@@ -36,7 +36,8 @@ def test_stops_at_the_first_batch_end_where_the_metric_is_decided(better):
 
 def test_the_sequence_is_that_of_the_runs_paired_differences(better):
     b, h = (np.array([r.scores["exact_match"].value for r in side.results]) for side in (better.base, better.head))
-    cs = confidence_sequence(h - b, alpha=0.05)
+    assert better.method == "planned"  # the default "auto": every metric has a margin
+    cs = confidence_sequence(h - b, alpha=0.05, method="planned", effect=0.1)
     assert better.sequence[SEQUENCE_COLUMNS[1:]].to_numpy().tolist() == cs.to_frame().to_numpy().tolist()
     assert better.to_frame().estimate[0] == pytest.approx(float(np.mean(h - b)))
 
@@ -78,9 +79,18 @@ def test_identical_targets_are_equivalent_within_the_margin_with_alpha_split():
 
 def test_max_cases_stops_undecided_metrics_as_inconclusive():
     r = compare_sequential(questions(), assistant_v1, assistant_v1, [exact_match()], max_cases=30, batch_size=20)
-    assert (r.verdict, r.stopped_at) == ("inconclusive", 30)
+    assert (r.verdict, r.stopped_at, r.method) == ("inconclusive", 30, "betting")  # "auto" without a margin
     assert r.to_frame().verdict[0] == "inconclusive" and math.isnan(r.to_frame().decided_at[0])
     assert r.planned_cases is None and r.calls_saved is None  # no margin and no difference: nothing to plan for
+
+
+@pytest.mark.parametrize("method", ["betting", "eb", "planned"])
+def test_the_method_chosen_makes_the_sequence(method):
+    r = compare_sequential(questions(), assistant_v1, assistant_v2, [exact_match()], margin=0.1, method=method)
+    b, h = (np.array([x.scores["exact_match"].value for x in side.results]) for side in (r.base, r.head))
+    cs = confidence_sequence(h - b, method=method, effect=0.1 if method == "planned" else None)
+    assert r.method == method
+    np.testing.assert_array_equal(r.sequence.ci_low, cs.ci_low)
 
 
 def test_the_order_depends_on_the_seed():
@@ -112,6 +122,10 @@ def test_scores_outside_the_bounds_are_refused_and_bounds_widen_them():
     ({"bounds": {"exact_match": (1, 0)}}, r"bounds\['exact_match'\] must be a \(low, high\) pair, low < high"),
     ({"names": ("v", "v")}, r"names must be two different strings \(base, head\)"),
     ({"batch_size": 0}, "batch_size must be"),
+    ({"method": "wald"}, "method must be one of 'auto', 'betting', 'planned', 'eb'; got 'wald'"),
+    ({"method": "planned", "margin": {"exact_match": 0.0}},
+     "method='planned' bets on the margin, and metric 'exact_match' has none: give margin=... \\(> 0\\) for every "
+     "metric, or use method='betting'"),
 ])
 def test_input_errors(kwargs, message):
     arguments = {"metrics": [exact_match()], **kwargs}
@@ -136,20 +150,24 @@ def test_the_decision_rule():
 
 
 @pytest.mark.slow
-def test_type_one_error_of_the_decision_rule_checked_after_every_case():
+@pytest.mark.parametrize(("method", "margins"), [("betting", (0.0, 0.05)), ("planned", (0.05,)), ("planned", (0.2,))])
+def test_type_one_error_of_the_decision_rule_checked_after_every_case(method, margins):
     # Two deciding metrics with no true difference, compare_sequential's rule checked after every case
     # (batch_size=1) up to 100 cases: the share of 2,000 replications in which any metric is ever called better
     # or worse must not exceed alpha = 0.05 beyond Monte-Carlo error (3 standard errors: 0.0646).
     # Each sequence is computed once on all 100 differences: its rows never change, so row t is what
-    # compare_sequential sees after t cases. Measured (seed 11): 0.009 with either margin (binary 0.0075, graded 0.0015).
+    # compare_sequential sees after t cases ("planned" bets on the margin, so it is computed for each margin).
+    # Measured (seed 11): betting 0.009 with either margin (binary 0.0075, graded 0.0015); planned 0.0155 with
+    # margin 0.05 (binary 0.0105, graded 0.005), 0.0255 with margin 0.2 (binary 0.0135, graded 0.012).
     reps, n, alpha = 2000, 100, 0.05
     rng = np.random.default_rng(11)
     binary = rng.choice([-1.0, 0.0, 1.0], p=[0.25, 0.5, 0.25], size=(reps, n))  # paired Bernoulli(0.5) pass/fail
     graded = np.round(rng.random((reps, n)), 1) - np.round(rng.random((reps, n)), 1)  # two scores in [0, 1]
     level = split_alpha(alpha, 2)
-    bounds = [[confidence_sequence(d, alpha=level).to_frame()[["ci_low", "ci_high"]].to_numpy().T for d in metric]
-              for metric in (binary, graded)]
-    low, high = np.array(bounds).transpose(2, 0, 1, 3)  # (metric, replication, case)
-    for margin in (0.0, 0.05):
+    for margin in margins:
+        effect = margin if method == "planned" else None
+        bounds = [[confidence_sequence(d, alpha=level, method=method, effect=effect).to_frame()[["ci_low", "ci_high"]]
+                   .to_numpy().T for d in metric] for metric in (binary, graded)]
+        low, high = np.array(bounds).transpose(2, 0, 1, 3)  # (metric, replication, case)
         wrong = np.isin(_verdicts(low, high, True, margin), ["better", "worse"]).any(axis=(0, 2)).mean()
         assert wrong <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / reps)

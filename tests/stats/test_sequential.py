@@ -15,9 +15,10 @@ import pytest
 
 from cogeval.errors import InputError
 from cogeval.stats import ConfidenceSequence, confidence_sequence, confidence_sequence_halfwidth, split_alpha
-from cogeval.stats.sequential import _eb_bounds, _intersected, _log_capital
+from cogeval.stats.sequential import _PLANNED_TRUNCATION, _eb_bounds, _intersected, _log_capital
 
-METHODS = ["betting", "eb"]
+METHODS = ["betting", "eb", "planned"]
+PLAN = {"planned": {"effect": 0.2}}  # method="planned" needs the planned difference (values in [-1, 1])
 
 # Paired differences of two scores, made by rng = np.random.default_rng(17); a = (rng.random(40) < 0.7) * 1.0;
 # b = np.round(rng.random(40), 1); np.round(a - b, 1).
@@ -83,11 +84,69 @@ def test_eb_equals_the_papers_formulas(alpha):
     np.testing.assert_allclose(cs.ci_high, [2 * v - 1 for v in high], rtol=0, atol=1e-12)
 
 
+def planned_cs(xs, alpha, effect, c=0.75, breaks=1000):
+    """method="planned" written out candidate by candidate for [0, 1] data: for each grid mean m, two gamblers bet
+    d / (σ̂² + d²) (Waudby-Smith & Ramdas 2023, the aGRAPA bet of Section 5, the distance d at least the plan),
+    truncated at c/m and c/(1 - m); m is out once max(K⁺, K⁻) / 2 > 1/alpha (their Theorem 3, θ = 1/2). The
+    interval is the first to the last candidate still in, widened by one step, intersected over time."""
+    lows, highs = [], []
+    out = [False] * (breaks + 1)
+    for t in range(1, len(xs) + 1):
+        for j in range(breaks + 1):
+            m = j / breaks
+            log_up = log_down = 0.0
+            total, squares = 0.0, 0.0
+            mean_before, variance_before = 0.5, 0.25  # eq. 15 before any value
+            for i, x in enumerate(xs[:t], start=1):
+                d_up, d_down = max(effect, mean_before - m), max(effect, m - mean_before)
+                up = min(d_up / (variance_before + d_up**2), c / m if m else math.inf)
+                down = min(d_down / (variance_before + d_down**2), c / (1 - m) if m < 1 else math.inf)
+                log_up += math.log(1 + up * (x - m))
+                log_down += math.log(1 - down * (x - m))
+                total += x
+                mean_before = (0.5 + total) / (i + 1)
+                squares += (x - mean_before) ** 2
+                variance_before = (0.25 + squares) / (i + 1)
+            out[j] = max(log_up, log_down) > math.log(2 / alpha)
+        inside = [j for j in range(breaks + 1) if not out[j]]
+        low = max(inside[0] / breaks - 1 / breaks, 0.0) if inside else 0.0
+        high = min(inside[-1] / breaks + 1 / breaks, 1.0) if inside else 1.0
+        lows.append(max(lows[-1] if lows else 0.0, low))
+        highs.append(min(highs[-1] if highs else 1.0, high))
+    return lows, highs
+
+
+@pytest.mark.parametrize(("alpha", "effect"), [(0.05, 0.2), (0.2, 0.5)])
+def test_planned_equals_a_plain_loop(alpha, effect):
+    xs = [(d + 1) / 2 for d in D[:12]]
+    low, high = planned_cs(xs, alpha, effect / 2, breaks=200)  # a coarser grid keeps the loop quick
+    x = np.array(xs)
+    grid = np.linspace(0, 1, 201)
+    rejected = _log_capital(x, grid, alpha, effect / 2) > math.log(2 / alpha)
+    inside = ~rejected
+    first = np.argmax(inside, axis=0)
+    last = 200 - np.argmax(inside[::-1], axis=0)
+    got_low, got_high = _intersected(np.maximum(grid[first] - 1 / 200, 0), np.minimum(grid[last] + 1 / 200, 1))
+    np.testing.assert_allclose(got_low, low, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got_high, high, rtol=0, atol=1e-12)
+    assert _PLANNED_TRUNCATION == 0.75
+
+
+@pytest.mark.parametrize(("alpha", "effect"), [(0.05, 0.2), (0.2, 0.5)])
+def test_planned_on_the_full_grid_equals_the_loop(alpha, effect):
+    xs = [(d + 1) / 2 for d in D[:6]]
+    low, high = planned_cs(xs, alpha, effect / 2)
+    cs = confidence_sequence(D[:6], alpha=alpha, method="planned", effect=effect)
+    np.testing.assert_allclose(cs.ci_low, [2 * v - 1 for v in low], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(cs.ci_high, [2 * v - 1 for v in high], rtol=0, atol=1e-12)
+
+
 def test_generic_bounds_rescale():
     scores = [5 * (d + 1) for d in D]  # the same data on [0, 10]
     for method in METHODS:
-        wide = confidence_sequence(scores, lower=0, upper=10, method=method)
-        unit = confidence_sequence(D, method=method)
+        effect = PLAN.get(method, {}).get("effect")
+        wide = confidence_sequence(scores, lower=0, upper=10, method=method, effect=None if effect is None else 5 * effect)
+        unit = confidence_sequence(D, method=method, effect=effect)
         np.testing.assert_allclose(wide.ci_low, 5 * (unit.ci_low + 1), atol=1e-12)
         np.testing.assert_allclose(wide.estimate, 5 * (unit.estimate + 1), atol=1e-12)
 
@@ -107,7 +166,7 @@ DATA = {
 @pytest.mark.parametrize("name", sorted(DATA))
 def test_bounds_contain_the_estimate_only_narrow_and_stay_in_range(name, alpha, method):
     values = np.asarray(DATA[name], dtype=float)
-    cs = confidence_sequence(values, alpha=alpha, method=method)
+    cs = confidence_sequence(values, alpha=alpha, method=method, **PLAN.get(method, {}))
     frame = cs.to_frame()
     assert list(frame.columns) == ["n", "estimate", "ci_low", "ci_high"]
     assert frame["n"].tolist() == list(range(1, len(values) + 1))
@@ -119,9 +178,9 @@ def test_bounds_contain_the_estimate_only_narrow_and_stay_in_range(name, alpha, 
 
 @pytest.mark.parametrize("method", METHODS)
 def test_batch_by_batch_gives_the_same_rows(method):
-    whole = confidence_sequence(D, method=method)
+    whole = confidence_sequence(D, method=method, **PLAN.get(method, {}))
     for k in (1, 7, 25):
-        part = confidence_sequence(D[:k], method=method)
+        part = confidence_sequence(D[:k], method=method, **PLAN.get(method, {}))
         np.testing.assert_array_equal(part.ci_low, whole.ci_low[:k])
         np.testing.assert_array_equal(part.ci_high, whole.ci_high[:k])
 
@@ -139,7 +198,7 @@ def test_an_empty_intersection_keeps_the_last_interval():
 
 @pytest.mark.parametrize("method", METHODS)
 def test_no_values(method):
-    cs = confidence_sequence([], lower=0, upper=1, method=method)
+    cs = confidence_sequence([], lower=0, upper=1, method=method, effect=0.1 if method == "planned" else None)
     assert len(cs.to_frame()) == 0
     assert cs.interval == (0.0, 1.0)
     assert math.isnan(cs.to_dict()["estimate"])
@@ -169,7 +228,13 @@ def test_betting_is_tighter_than_eb_on_small_samples():
         ({"lower": 1.0, "upper": 1.0}, "lower must be less than upper; got lower=1.0 and upper=1.0"),
         ({"lower": "0"}, "lower must be a finite number; got '0'"),
         ({"upper": math.inf}, "upper must be a finite number; got inf"),
-        ({"method": "hoeffding"}, "method must be one of 'betting', 'eb'; got 'hoeffding'"),
+        ({"method": "hoeffding"}, "method must be one of 'betting', 'eb', 'planned'; got 'hoeffding'"),
+        ({"method": "planned"}, "method='planned' needs effect, the planned difference in the units of the values, "
+                                "a number in (0, upper - lower) = (0, 2); got None"),
+        ({"method": "planned", "effect": 2.0}, "method='planned' needs effect, the planned difference in the units "
+                                               "of the values, a number in (0, upper - lower) = (0, 2); got 2.0"),
+        ({"effect": 0.1}, "effect is the planned difference of method='planned'; method='betting' takes none, "
+                          "got effect=0.1"),
         ({"values": [0.5, 1.5]}, "values must lie in [lower, upper] = [-1, 1]; value 1.5 at position 1 does not"),
         ({"values": [0.5, math.nan]}, "values must not contain NaN; found one at position 1"),
         ({"values": "abc"}, "values must be a sequence of numbers; got 'abc'"),
@@ -222,14 +287,16 @@ def test_halfwidth_input_errors(kwargs, message):
     assert str(error.value) == message
 
 
+@pytest.mark.parametrize("effect", [None, 0.1, 0.4])
 @pytest.mark.parametrize("seed", range(5))
-def test_betting_excludes_a_mean_only_after_its_capital_reached_one_over_alpha(seed):
+def test_betting_excludes_a_mean_only_after_its_capital_reached_one_over_alpha(seed, effect):
     # The link the type-I simulation below relies on: the grid sequence leaves out 0 (0.5 on the [0, 1] scale)
-    # only once the hedged capital at 0.5 has passed 1/alpha.
+    # only once the hedged capital at 0.5 has passed 1/alpha (effect None: method="betting", else "planned").
     x = np.random.default_rng(seed).choice([-1.0, 0.0, 1.0], p=[0.1, 0.5, 0.4], size=200)
-    cs = confidence_sequence(x)
+    cs = confidence_sequence(x, method="betting" if effect is None else "planned", effect=effect)
     excluded = (cs.ci_low > 0) | (cs.ci_high < 0)
-    rejected = np.maximum.accumulate(_log_capital((x + 1) / 2, np.array([0.5]), 0.05)[0] > math.log(40))
+    capital = _log_capital((x + 1) / 2, np.array([0.5]), 0.05, None if effect is None else effect / 2)
+    rejected = np.maximum.accumulate(capital[0] > math.log(40))
     assert excluded.any()
     assert not (excluded & ~rejected).any()
 
@@ -258,3 +325,20 @@ def test_type_one_error_when_checked_after_every_observation(name):
     limit = alpha + 3 * math.sqrt(alpha * (1 - alpha) / reps)
     assert eb <= limit
     assert betting <= limit
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("effect", [0.05, 0.1, 0.3])
+@pytest.mark.parametrize("name", sorted(NULLS))
+def test_type_one_error_of_planned_when_checked_after_every_observation(name, effect):
+    # method="planned" with the plan `effect` (in [-1, 1] units), the same 4,000 replications of 500 differences with
+    # mean 0 and the same limit, 0.0603 (3 standard errors above alpha). The capital at 0.5 bounds the grid sequence
+    # (test_betting_excludes_a_mean_only_after_its_capital_reached_one_over_alpha).
+    # Measured (seed 2023), effect 0.05 / 0.1 / 0.3: bernoulli pairs 0.0278 / 0.0323 / 0.0393,
+    # skewed 0.0363 / 0.0450 / 0.0433.
+    support, p = NULLS[name]
+    reps, n, alpha = 4000, 500, 0.05
+    x = (np.random.default_rng(2023).choice(support, p=p, size=(reps, n)) + 1) / 2
+    capital = _log_capital(x, np.array([0.5]), alpha, effect / 2)[:, 0, :]
+    planned = (capital > math.log(2 / alpha)).any(axis=1).mean()
+    assert planned <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / reps)
