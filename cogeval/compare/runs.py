@@ -57,14 +57,25 @@ def statistical_values(run: EvalRun, metric: str, results: pd.DataFrame | None =
     return [reader.per_case(row) for row in rows.itertuples(index=False)]
 
 
-def score_frame(run: EvalRun) -> pd.DataFrame:
+_IDENT_COLUMNS = (col.RUN_ID, col.CASE_KEY, col.OCCURRENCE, col.TRIAL, col.ERROR)
+"""The columns of a run's results :func:`score_frame` reads when the run has no statistical metrics."""
+
+
+def score_frame(run: EvalRun, results: pd.DataFrame | None = None) -> pd.DataFrame:
     """The run's ``scores`` table plus per-case rows of its statistical metrics, and ``case_error``.
 
     Each statistical metric of ``config.statisticalMetrics`` with per-case values
     (:func:`statistical_values`) adds one row per result. A result with no score at all gets one
-    row with ``metric`` None (NaN score), so its case still counts as run.
+    row with ``metric`` None (NaN score), so its case still counts as run. ``results``: the run's
+    ``result_columns("run_id", "case_key", "occurrence", "trial", "error", ...)``, when already made (a run
+    with statistical metrics reads its whole ``results_frame`` instead).
     """
-    results = run.results_frame
+    ident = [col.CASE_KEY, col.OCCURRENCE, col.TRIAL]
+    # The whole results table only for statistical metrics, whose built-ins read durations and usage.
+    if run.config.statistical_metrics:
+        results = run.results_frame
+    elif results is None:
+        results = run.result_columns(*_IDENT_COLUMNS)
     frames = [run.scores]
     for metric in run.config.statistical_metrics:
         values = statistical_values(run, metric.name, results)
@@ -74,7 +85,6 @@ def score_frame(run: EvalRun) -> pd.DataFrame:
                    col.ERROR: None}))
     # A result without any score (a failed case written with "scores": []) still ran: keep its unit,
     # with no metric, so it is paired (and its failure counted) rather than taken for a missing case.
-    ident = [col.CASE_KEY, col.OCCURRENCE, col.TRIAL]
     scores = pd.concat(frames, ignore_index=True)
     result_ids, score_ids = joint_codes([results, scores], ident)
     bare = ~pd.Index(result_ids).isin(score_ids)
@@ -125,7 +135,8 @@ def compare_runs(
     are not comparable or the comparison can say little (see ``docs/comparing.md``).
     """
     base_run, head_run = as_run(base, "base"), as_run(head, "head")
-    base_scores, head_scores = score_frame(base_run), score_frame(head_run)
+    base_table, head_table = (run.result_columns(*_IDENT_COLUMNS, *_RESULT_COLUMNS) for run in (base_run, head_run))
+    base_scores, head_scores = score_frame(base_run, base_table), score_frame(head_run, head_table)
     # A scored metric without a config entry (a hand-written file) is higher-is-better, as MetricRecord's default.
     scored = dict.fromkeys([*metrics_of(base_scores), *metrics_of(head_scores)], True)
     directions = {**scored, **head_run.directions, **base_run.directions}
@@ -134,12 +145,12 @@ def compare_runs(
         base_scores, head_scores,
         directions=directions, alpha=alpha, test=test, seed=seed, metrics=metrics,
         decide_on=decide_on, informing=statistical, margins=margins,
-        inputs={**_inputs(head_run), **_inputs(base_run)},
+        inputs={**_inputs(head_table), **_inputs(base_table)},
         base_info=RunInfo(base_run.run_id, base_run.name, base_run.started_at),
         head_info=RunInfo(head_run.run_id, head_run.name, head_run.started_at),
         warnings=run_warnings(base_run, head_run),
     )
-    comparison = dataclasses.replace(comparison, changes=_with_metadata(comparison.changes, base_run, head_run))
+    comparison = dataclasses.replace(comparison, changes=_with_metadata(comparison.changes, base_table, head_table))
     if by is None:
         return comparison
     compared = {name: m.higher_is_better for name, m in comparison.metrics.items()}
@@ -150,27 +161,28 @@ def compare_runs(
                                warnings=[*comparison.warnings, *slice_warnings(table)])
 
 
-def _with_metadata(changes: pd.DataFrame, *runs: EvalRun) -> pd.DataFrame:
+_RESULT_COLUMNS = (col.INPUT, col.TURNS, col.METADATA, col.TRACE_ID, "prompt_version")
+"""What a comparison reads of each run's results beyond :data:`_IDENT_COLUMNS` and the scores."""
+
+
+def _with_metadata(changes: pd.DataFrame, *tables: pd.DataFrame) -> pd.DataFrame:
     """``changes`` with ``base_trace_id``, ``head_trace_id``, ``base_prompt_version``, ``head_prompt_version``
     (each side's first trial of the unit; None where the run has none) and a last ``metadata`` column: each
     case's metadata (the base run's, else the head's), so a breakdown by topic or difficulty needs no merge.
 
-    Each changed unit's results are found by hashing; only they are read, once per unit, not per row."""
-    keys = [pd.DataFrame({col.CASE_KEY: pd.Series([r.case_key for r in run.results], dtype=object),
-                          col.OCCURRENCE: np.fromiter((r.occurrence for r in run.results), dtype=np.int64)})
-            for run in runs]
-    change_codes, *result_codes = joint_codes([changes, *keys], [col.CASE_KEY, col.OCCURRENCE])
+    ``tables`` are the runs' :data:`_IDENT_COLUMNS` and :data:`_RESULT_COLUMNS`; each changed unit's results
+    are found by hashing."""
+    change_codes, *result_codes = joint_codes([changes, *tables], [col.CASE_KEY, col.OCCURRENCE])
     row_unit, units = pd.factorize(change_codes)  # each change's unit, among the changed units
     changes = changes.copy()
     metadata = np.full(len(units), None, dtype=object)
     unset = np.ones(len(units), dtype=bool)
-    for side, run, codes in zip(("base", "head"), runs, result_codes):
-        trials = np.fromiter((r.trial for r in run.results), dtype=np.int64)
-        lowest = _first(codes, np.argsort(trials, kind="stable"), units)
-        changes[f"{side}_trace_id"] = _read(run, lowest, lambda r: r.trace_id)[row_unit]
-        changes[f"{side}_prompt_version"] = _read(run, lowest, lambda r: _prompt_version(r.prompt))[row_unit]
+    for side, table, codes in zip(("base", "head"), tables, result_codes):
+        lowest = _first(codes, np.argsort(table[col.TRIAL].to_numpy(), kind="stable"), units)
+        changes[f"{side}_trace_id"] = _take(table[col.TRACE_ID], lowest)[row_unit]
+        changes[f"{side}_prompt_version"] = _take(table["prompt_version"], lowest)[row_unit]
         first = np.where(unset, _first(codes, np.arange(len(codes)), units), -1)
-        metadata[first >= 0] = _read(run, first, lambda r: r.case.metadata)[first >= 0]
+        metadata[first >= 0] = _take(table[col.METADATA], first)[first >= 0]
         unset &= first < 0
     changes[col.METADATA] = metadata[row_unit]
     return changes
@@ -184,31 +196,25 @@ def _first(codes: np.ndarray, order: np.ndarray, units: np.ndarray) -> np.ndarra
     return found.to_numpy(dtype=np.int64)
 
 
-def _read(run: EvalRun, positions: np.ndarray, field: Callable[[Any], Any]) -> np.ndarray:
-    """``field`` of the result at each of ``positions`` in ``run.results``, None at -1 (an object array)."""
+def _take(column: pd.Series, positions: np.ndarray) -> np.ndarray:
+    """The values of ``column`` at ``positions``, None at -1 (an object array)."""
     out = np.full(len(positions), None, dtype=object)
-    found = np.flatnonzero(positions >= 0)
-    out[found] = np.fromiter((field(run.results[i]) for i in positions[found]), dtype=object, count=len(found))
+    found = positions >= 0
+    out[found] = column.to_numpy(dtype=object)[positions[found]]
     return out
-
-
-def _prompt_version(prompt: Any) -> Any:
-    """A result's prompt version: its ``version``, else its ``version_id``; None without a prompt."""
-    if prompt is None:
-        return None
-    return prompt.version if prompt.version is not None else prompt.version_id
 
 
 def _name(function: Any) -> str:
     return str(getattr(function, "__qualname__", None) or getattr(function, "__name__", None) or repr(function))
 
 
-def _inputs(run: EvalRun) -> dict[str, Any]:
-    """What to show for each case key in ``changes``: the input, or the turns of a multi-turn case."""
-    shown: dict[str, Any] = {}
-    for r in run.results:
-        shown.setdefault(r.case_key, r.case.turns if r.case.input is None else r.case.input)
-    return shown
+def _inputs(table: pd.DataFrame) -> dict[str, Any]:
+    """What to show for each case key in ``changes``: the input, or the turns of a multi-turn case (the first
+    result's), from a run's :data:`_IDENT_COLUMNS` and :data:`_RESULT_COLUMNS`."""
+    first = ~table[col.CASE_KEY].duplicated().to_numpy()
+    inputs = table[col.INPUT].to_numpy()
+    shown = np.where(np.equal(inputs, np.array(None, dtype=object)), table[col.TURNS].to_numpy(), inputs)
+    return dict(zip(table[col.CASE_KEY].to_numpy()[first], shown[first]))
 
 
 def run_warnings(base: EvalRun, head: EvalRun) -> list[str]:

@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from numbers import Integral, Real
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from cogeval import _columns as col
@@ -68,7 +69,9 @@ def run_data_from_frame(
              and not (long and c in (col.METRIC, col.SCORE))]
     results: dict[tuple[str, int, int], dict[str, Any]] = {}
     names: dict[str, None] = dict.fromkeys(metric_columns)
-    for label, cells in zip(frame.index, frame.to_dict("records")):
+    numbers = _number_columns(frame, metric_columns)  # the others are read cell by cell, and their errors name the cell
+    rows = frame.drop(columns=list(numbers)).to_dict("records")
+    for position, (label, cells) in enumerate(zip(frame.index, rows)):
         where = f"row {label!r}"
         row = {str(k): missing_to_none(v) for k, v in cells.items()}
         key, case = _row_case(where, row, extra)
@@ -92,7 +95,8 @@ def run_data_from_frame(
             })
         else:
             result["scores"] += [
-                {"metric": m, "score": _number(f"column {m!r} in {where}", row[m], wide=True)} for m in metric_columns
+                {"metric": m, "score": float(numbers[m][position]) if m in numbers
+                 else _number(f"column {m!r} in {where}", row[m], wide=True)} for m in metric_columns
             ]
     directions = check_directions(directions, list(names))
     started = _moment(started_at)
@@ -126,6 +130,14 @@ def _metric_columns(frame: pd.DataFrame, metrics: Sequence[str] | None) -> list[
     return [c for c in frame.columns if c not in _FRAME_KNOWN and _numeric(frame[c])]
 
 
+def _number_columns(frame: pd.DataFrame, names: Sequence[str]) -> dict[str, np.ndarray]:
+    """The columns of ``names`` of a number dtype (bool, integer, float) and no ±inf, as float arrays (NaN where missing)."""
+    kinds = (pd.api.types.is_bool_dtype, pd.api.types.is_integer_dtype, pd.api.types.is_float_dtype)
+    arrays = {m: frame[m].to_numpy(dtype=float, na_value=math.nan) for m in names
+              if any(kind(frame[m].dtype) for kind in kinds)}
+    return {m: values for m, values in arrays.items() if not np.isinf(values).any()}
+
+
 def _numeric(column: pd.Series) -> bool:
     if pd.api.types.is_numeric_dtype(column):  # bool too: a pass/fail column
         return True
@@ -145,7 +157,7 @@ def _number_like(value: Any) -> bool:
     return True
 
 
-def _row_case(where: str, row: Mapping[str, Any], extra: Sequence[str] = ()) -> tuple[str, dict[str, Any]]:
+def _row_case(where: str, row: Mapping[str, Any], extra: Sequence[str] = ()) -> tuple[str, Case]:
     fields = {f: row.get(f) for f in FIELDS if row.get(f) is not None}
     labels = {c: row[c] for c in extra if row.get(c) is not None}
     if labels:
@@ -167,7 +179,7 @@ def _row_case(where: str, row: Mapping[str, Any], extra: Sequence[str] = ()) -> 
         case = Case(**fields)
     except InputError as error:
         raise InputError(f"{where}: {error}") from None
-    return (case.key if key is None else key), case.to_dict()
+    return (case.key if key is None else key), case  # a Case, which the run's record takes without checking it again
 
 
 def _row_count(where: str, row: Mapping[str, Any], column: str) -> int:
@@ -181,7 +193,7 @@ def _row_count(where: str, row: Mapping[str, Any], column: str) -> int:
     raise InputError(f"{column} in {where} must be an integer >= 0; got {describe(value)}")
 
 
-def _row_result(where: str, row: Mapping[str, Any], key: str, case: dict[str, Any],
+def _row_result(where: str, row: Mapping[str, Any], key: str, case: Case,
                 ident: tuple[str, int, int], *, wide_error: bool) -> dict[str, Any]:
     error = row.get(col.ERROR) if wide_error else None
     trace = row.get(col.TRACE_ID)

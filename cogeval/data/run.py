@@ -38,9 +38,11 @@ import json
 import math
 import os
 import pathlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from operator import attrgetter
 from typing import Any, Literal
 
+import numpy as np
 import pandas as pd
 from pydantic import Field, field_validator, model_validator
 
@@ -98,6 +100,31 @@ __all__ = [
 
 _AGGREGATE_COLUMNS = ("mean", "median", "min", "max", "std_dev", "p50", "p95", "p99", "count", "missing")
 """The fields of an aggregate, as the columns of :attr:`EvalRun.aggregated_frame` after ``metric`` and ``higher_is_better``."""
+
+
+def _prompt_version(result: ResultRecord) -> Any:
+    """A result's prompt version: its ``version``, else its ``version_id``; None without a prompt."""
+    prompt = result.prompt
+    if prompt is None:
+        return None
+    return prompt.version if prompt.version is not None else prompt.version_id
+
+
+_RESULT_FIELDS: dict[str, tuple[Callable[[ResultRecord], Any], Any]] = {
+    col.CASE_KEY: (attrgetter("case_key"), object),
+    col.OCCURRENCE: (attrgetter("occurrence"), "int64"),
+    col.TRIAL: (attrgetter("trial"), "int64"),
+    col.OUTPUT: (attrgetter("output"), object),
+    col.ERROR: (attrgetter("error"), object),
+    col.DURATION_S: (attrgetter("duration"), float),
+    col.INPUT_TOKENS: (attrgetter("usage.input_tokens"), "Int64"),
+    col.OUTPUT_TOKENS: (attrgetter("usage.output_tokens"), "Int64"),
+    col.COST_USD: (attrgetter("usage.cost"), float),
+    col.TRACE_ID: (attrgetter("trace_id"), object),
+    **{field: (attrgetter(f"case.{field}"), object) for field in FIELDS},
+    "prompt_version": (_prompt_version, object),
+}
+"""What :meth:`EvalRun.result_columns` reads of each result, and the column's dtype."""
 
 
 class EvalRun(_Record):
@@ -299,29 +326,51 @@ class EvalRun(_Record):
     @property
     def results_frame(self) -> pd.DataFrame:
         """One row per case × trial with the DESIGN §2 ``results`` columns."""
-        rows = [
-            (self.run_id, r.case_key, r.occurrence, r.trial, r.output, r.error, r.duration / 1000,
-             r.usage.input_tokens, r.usage.output_tokens, r.usage.cost, r.trace_id)
-            for r in self.results
-        ]
-        # Text stays Python objects: pandas 3 with pyarrow stores inferred text in Arrow, which refuses a lone
-        # surrogate (half an emoji cut at max_tokens), and a run holding one could not be tabled at all.
-        frame = pd.DataFrame(rows, columns=list(col.RESULTS_COLUMNS), dtype=object)
-        return frame.astype({
-            col.OCCURRENCE: "int64", col.TRIAL: "int64", col.DURATION_S: float, col.COST_USD: float,
-            col.INPUT_TOKENS: "Int64", col.OUTPUT_TOKENS: "Int64",
-        })
+        return self.result_columns(*col.RESULTS_COLUMNS)
+
+    def result_columns(self, *names: str) -> pd.DataFrame:
+        """A table of the named fields, one row per result in order, each column gathered in one pass.
+
+        ``names`` are columns of :attr:`results_frame`, the case's fields (``input``, ``expected``,
+        ``context``, ``metadata``, ``turns``) and ``prompt_version`` (the result's prompt's ``version``,
+        else its ``version_id``; None without one). Text stays Python objects: pandas 3 with pyarrow
+        stores inferred text in Arrow, which refuses a lone surrogate (half an emoji cut at max_tokens),
+        and a run holding one could not be tabled at all.
+
+        >>> EvalRun.from_frame(pd.DataFrame({"input": ["2+2"], "q": [1.0]})).result_columns("input", "trial")
+          input  trial
+        0   2+2      0
+        """
+        results = self.results
+        columns = {}
+        for name in (check_choice("names", name, [col.RUN_ID, *_RESULT_FIELDS]) for name in names):
+            if name == col.RUN_ID:
+                columns[name] = self._run_ids(len(results))
+                continue
+            getter, dtype = _RESULT_FIELDS[name]
+            columns[name] = pd.Series(list(map(getter, results)), dtype=dtype)
+            if name == col.DURATION_S:
+                columns[name] /= 1000  # the file's milliseconds
+        return pd.DataFrame(columns)
+
+    def _run_ids(self, rows: int) -> pd.Series:
+        """The ``run_id`` column of a table of ``rows`` rows (read only when there are rows: an empty run made
+        with ``model_construct`` may have no id)."""
+        return pd.Series(np.full(rows, self.run_id if rows else None, dtype=object), dtype=object)
 
     @property
     def scores(self) -> pd.DataFrame:
         """One row per case × trial × metric with the DESIGN §2 ``scores`` columns; a missing score is NaN."""
-        rows = [
-            (self.run_id, r.case_key, r.occurrence, r.trial, s.metric, s.score, s.error)
-            for r in self.results
-            for s in r.scores
-        ]
-        frame = pd.DataFrame(rows, columns=list(col.SCORES_COLUMNS), dtype=object)  # text as objects: see results_frame
-        return frame.astype({col.OCCURRENCE: "int64", col.TRIAL: "int64", col.SCORE: float})
+        ids = self.result_columns(col.CASE_KEY, col.OCCURRENCE, col.TRIAL)
+        counts = np.fromiter(map(len, map(attrgetter("scores"), self.results)), dtype=np.int64, count=len(self.results))
+        flat = [s for r in self.results for s in r.scores]
+        return pd.DataFrame({
+            col.RUN_ID: self._run_ids(len(flat)),
+            **{name: pd.Series(np.repeat(ids[name].to_numpy(), counts), dtype=ids[name].dtype) for name in ids},
+            col.METRIC: pd.Series(list(map(attrgetter("metric"), flat)), dtype=object),  # text as objects: see result_columns
+            col.SCORE: pd.Series(list(map(attrgetter("score"), flat)), dtype=float),
+            col.ERROR: pd.Series(list(map(attrgetter("error"), flat)), dtype=object),
+        }, columns=list(col.SCORES_COLUMNS))
 
     @property
     def cases_frame(self) -> pd.DataFrame:
@@ -339,8 +388,9 @@ class EvalRun(_Record):
     def to_frame(self) -> pd.DataFrame:
         """The wide view: :attr:`results_frame` plus ``input``, ``expected`` and one column per metric."""
         frame = self.results_frame
-        frame.insert(4, col.INPUT, pd.Series([r.case.input for r in self.results], dtype=object))
-        frame.insert(5, col.EXPECTED, pd.Series([r.case.expected for r in self.results], dtype=object))
+        case = self.result_columns(col.INPUT, col.EXPECTED)
+        frame.insert(4, col.INPUT, case[col.INPUT])
+        frame.insert(5, col.EXPECTED, case[col.EXPECTED])
         for name in self.metric_names:
             frame[name] = pd.Series(
                 [next((s.score for s in r.scores if s.metric == name), math.nan) for r in self.results], dtype=float
@@ -394,8 +444,10 @@ class EvalRun(_Record):
         >>> run.aggregated["quality"].mean, run.directions, run.results[0].case.metadata
         (0.75, {'quality': True, 'latency': False}, {'topic': 'math'})
         """
-        return cls.model_validate(run_data_from_frame(frame, run_id=run_id, name=name, metadata=metadata,
-                                                      directions=directions, started_at=started_at, metrics=metrics))
+        with paused_gc():  # millions of records that all stay alive: see cogeval.data.gc_pause
+            data = run_data_from_frame(frame, run_id=run_id, name=name, metadata=metadata, directions=directions,
+                                       started_at=started_at, metrics=metrics)
+            return cls.model_validate(data)
 
     def to_parquet(self, path: str | os.PathLike[str], table: str = "scores") -> pathlib.Path:
         """Write one of the run's tables (``"scores"``, ``"results"`` or ``"cases"``) as Parquet (pyarrow), for
