@@ -53,8 +53,8 @@ class RunStore:
     truncated run file), invalid or of another version, or a folder named
     ``x.json``, is reported to ``on_skip({"path", "reason"})`` or, without it,
     as a :class:`~cogeval.RunSkippedWarning`. Listing reads a hidden index,
-    ``.cogeval-index`` (:mod:`cogeval.compare.store_index`), which the first listing
-    writes and :meth:`save` keeps up to date, and reads and validates only the run
+    ``.cogeval-index`` (:mod:`cogeval.compare.store_index`), which :meth:`save` and
+    every listing keep up to date, and reads and validates only the run
     files new or changed since (every file when the index is missing or broken);
     :meth:`load`, :meth:`runs` and :meth:`latest` read runs in full.
 

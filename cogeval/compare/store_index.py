@@ -3,8 +3,8 @@
 - it is JSON, named without ``.json`` so that no ``glob("*.json")`` takes it for a run file; it holds, per
   ``*.json`` name, the file's stamp (size, modification time in ns, inode) and what reading it gave: a
   run's summary (without its path), or ``null`` for JSON that is not a run;
-- the first listing writes it (an empty folder's too); saving a run updates it once it exists (a folder
-  never listed keeps only its run files);
+- saving a run through the store enters it (creating the index if need be); a listing writes it too
+  (an empty folder's included), entering the files other tools put there;
 - an entry is used only while its file's stamp is unchanged; a new or changed file is read again, the
   entry of a deleted file dropped, and the index rewritten atomically when anything changed;
 - a file that could not be read as a run gets no entry: it is read, and reported, again at every listing;
