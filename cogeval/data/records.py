@@ -20,8 +20,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import operator
 from itertools import repeat
-from typing import Annotated, Any, ClassVar, Final
+from typing import TYPE_CHECKING, Annotated, Any, Final
 
 from pydantic import (
     BaseModel,
@@ -29,7 +30,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainSerializer,
-    model_serializer,
+    StrictStr,
     model_validator,
 )
 from pydantic.alias_generators import to_camel
@@ -60,19 +61,35 @@ def _json_value(value: Any) -> Any:
     return jsonable(value, max_depth=VALUE_DEPTH)
 
 
-Json = Annotated[Any, BeforeValidator(_json_value), PlainSerializer(_json_value, when_used="unless-none")]
+_JsonSafe = Annotated[Any, BeforeValidator(_json_value), PlainSerializer(_json_value, when_used="unless-none")]
+if TYPE_CHECKING:  # what a Json field holds, for type checkers
+    Json = Any
+else:  # text and None first, tried in order: pydantic-core takes and writes them without a Python call
+    Json = Annotated[StrictStr | None | _JsonSafe, Field(union_mode="left_to_right")]  # noqa: RUF036
 """Any value, made JSON-safe (bytes and objects as text, circular references as ``"[Circular]"``,
-keys as text, structures deeper than the readers' limit cut; see :func:`~cogeval.data.jsonable.jsonable`)."""
+keys as text, structures deeper than the readers' limit cut; see :func:`~cogeval.data.jsonable.jsonable`).
+Text and ``None``, most values, are taken and written by pydantic-core without a Python call."""
 
 _Count = Annotated[int, Field(ge=0)]
-_camel = functools.cache(to_camel)
+
+_is_none = functools.partial(operator.is_, None)
+"""Whether a value is ``None``: a C callable, so leaving a field out of the file costs no Python call per record."""
+
+
+def _absent_number(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _omitted(default: Any = None, *, number: bool = False) -> Any:
+    """A field left out of the file when it is ``None`` (``number``: or NaN)."""
+    return Field(default, exclude_if=_absent_number if number else _is_none)
 
 
 class _Record(BaseModel):
     """Base of every part of the file: camelCase keys, unknown keys kept, NaN-aware equality."""
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow", defer_build=True)
-    _omit_if_none: ClassVar[tuple[str, ...]] = ()
+    __pydantic_extra__: dict[str, Json] = Field(init=False)  # unknown keys: JSON-safe, read and written as Json
 
     @model_validator(mode="before")
     @classmethod
@@ -80,23 +97,6 @@ class _Record(BaseModel):
         """A mapping with keys that are not text (a prompt dict with a tuple key) keeps them as text, as JSON must."""
         if isinstance(data, dict) and not all(map(isinstance, data, repeat(str))):
             return {key if isinstance(key, str) else str(key): value for key, value in data.items()}
-        return data
-
-    @model_validator(mode="after")
-    def _jsonable_extra(self) -> Any:
-        if self.__pydantic_extra__:
-            for key, value in self.__pydantic_extra__.items():
-                self.__pydantic_extra__[key] = _json_value(value)
-        return self
-
-    @model_serializer(mode="wrap")
-    def _drop_absent(self, handler: Any) -> Any:
-        data = handler(self)
-        for name in self._omit_if_none:
-            value = getattr(self, name)
-            if value is None or (isinstance(value, float) and math.isnan(value)):
-                data.pop(name, None)
-                data.pop(_camel(name), None)
         return data
 
     def __eq__(self, other: object) -> bool:
@@ -183,16 +183,15 @@ class UsageRecord(_Record):
 class CaseRecord(_Record):
     """``results[].case``: the case as :meth:`Case.to_dict` writes it; absent fields left out."""
 
-    _omit_if_none = FIELDS
-    input: Json = None
+    input: Json = _omitted()
     """What the target received (required unless ``turns`` is given)."""
-    expected: Json = None
+    expected: Json = _omitted()
     """The reference answer, if any."""
-    context: Json = None
+    context: Json = _omitted()
     """Grounding documents, if any."""
-    metadata: Json = None
+    metadata: Json = _omitted()
     """Labels of the case (a JSON object), if any."""
-    turns: Json = None
+    turns: Json = _omitted()
     """The user messages of a multi-turn case, if any."""
 
     @model_validator(mode="wrap")
@@ -214,12 +213,11 @@ class CaseRecord(_Record):
 class TurnRecord(_Record):
     """One turn of a multi-turn case (``results[].turns[]``)."""
 
-    _omit_if_none = ("error",)
     input: Json = None
     """The user message sent."""
     output: Json = None
     """The answer."""
-    error: str | None = None
+    error: str | None = _omitted()
     """Why the turn failed (left out of the file when it did not)."""
     duration: Number = math.nan
     """Milliseconds the turn took (the format's unit)."""
@@ -247,7 +245,6 @@ class ScoreRecord(_Record):
 class ResultRecord(_Record):
     """``results[]``: one trial of one case."""
 
-    _omit_if_none = ("statistical_values",)
     case_key: str = Field(min_length=1)
     """The case's key: SHA-256 of the canonical JSON of ``{input, turns, expected}`` (``Case.key``)."""
     occurrence: _Count = 0
@@ -274,7 +271,7 @@ class ResultRecord(_Record):
     """One record per turn of a multi-turn case, else ``None``."""
     scores: list[ScoreRecord] = Field(default_factory=list)
     """One score per per-case metric."""
-    statistical_values: dict[str, Number] | None = None
+    statistical_values: dict[str, Number] | None = _omitted()
     """This result's value of each statistical metric that writes its per-case values (``statisticalValues``:
     name → number, ``null`` when unknown): custom ones, not latency, cost or token_usage, which ``duration``
     and ``usage`` give back. Left out of the file when ``None``; other readers of the format ignore it."""
@@ -333,8 +330,6 @@ class StatsRecord(_Record):
     a judge has them ``None`` (and NaN), and the file leaves them out.
     """
 
-    _omit_if_none = ("metric_errors", "judge_errors", "judge_cost", "judge_calls", "judge_cache_hits",
-                     "judge_input_tokens", "judge_output_tokens")
     total: _Count = 0
     """Results (case × trial)."""
     errors: _Count = 0
@@ -343,19 +338,19 @@ class StatsRecord(_Record):
     """Milliseconds the run took (the format's unit; :attr:`duration_s` in seconds)."""
     cost: Number = math.nan
     """Total cost of the target's answers in USD; NaN (``null``) when unknown."""
-    metric_errors: _Count | None = None
+    metric_errors: _Count | None = _omitted()
     """Scores left NaN because a metric failed (optional; left out of the file when ``None``)."""
-    judge_errors: _Count | None = None
+    judge_errors: _Count | None = _omitted()
     """Scores left NaN because the judge failed (optional; left out of the file when ``None``)."""
-    judge_cost: Number = math.nan
+    judge_cost: Number = _omitted(math.nan, number=True)
     """Cost of judge calls in USD (``judgeCost``; optional, left out of the file when NaN)."""
-    judge_calls: _Count | None = None
+    judge_calls: _Count | None = _omitted()
     """HTTP calls made to the judge, failed attempts included (``judgeCalls``; left out when ``None``)."""
-    judge_cache_hits: _Count | None = None
+    judge_cache_hits: _Count | None = _omitted()
     """Judge answers read from the judge's cache (``judgeCacheHits``; left out when ``None``)."""
-    judge_input_tokens: _Count | None = None
+    judge_input_tokens: _Count | None = _omitted()
     """Prompt tokens the judge's server reported (``judgeInputTokens``; left out when ``None``)."""
-    judge_output_tokens: _Count | None = None
+    judge_output_tokens: _Count | None = _omitted()
     """Completion tokens the judge's server reported (``judgeOutputTokens``; left out when ``None``)."""
 
     @property

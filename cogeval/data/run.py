@@ -45,6 +45,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 from pydantic import Field, field_validator, model_validator
+from pydantic_core import PydanticSerializationError
 
 from cogeval import _backend
 from cogeval import _columns as col
@@ -56,6 +57,7 @@ from cogeval.data.dataset import Dataset
 from cogeval.data.file_form import to_file
 from cogeval.data.from_frame import check_results, run_data_from_frame
 from cogeval.data.gc_pause import paused_gc
+from cogeval.data.json_limits import MAX_DEPTH
 from cogeval.data.jsonable import jsonable
 from cogeval.data.records import (
     FORMAT,
@@ -73,6 +75,7 @@ from cogeval.data.records import (
     StatsRecord,
     TurnRecord,
     UsageRecord,
+    _omitted,
     _Record,
 )
 from cogeval.data.run_display import run_html
@@ -127,6 +130,25 @@ _RESULT_FIELDS: dict[str, tuple[Callable[[ResultRecord], Any], Any]] = {
 """What :meth:`EvalRun.result_columns` reads of each result, and the column's dtype."""
 
 
+_TURNS_ROOM = MAX_DEPTH - 3
+"""Levels a result's ``turns`` list (level 4 of the file) keeps: :func:`jsonable`'s cut of the whole file there."""
+
+
+def _json_safe(data: dict[str, Any]) -> dict[str, Any]:
+    """``jsonable(data)`` of a run's ``model_dump`` whose every field held a value of its type, without walking
+    every result: the records' types and :data:`~cogeval.data.records.Json` serializer already made each value
+    JSON-safe and cut it to ``VALUE_DEPTH`` levels. Left to walk: the parts beside the results (few, and they
+    may hold integers of more digits than readers take), and a result's ``turns``, whose prompts and usage sit
+    deep enough for a value cut to ``VALUE_DEPTH`` to pass the file's limit.
+    """
+    safe = {key: jsonable(value, max_depth=MAX_DEPTH - 1) for key, value in data.items() if key != "results"}
+    if "results" in data:
+        for result in data["results"]:
+            if result.get("turns"):
+                result["turns"] = jsonable(result["turns"], max_depth=_TURNS_ROOM)
+    return {key: data[key] if key == "results" else safe[key] for key in data}
+
+
 class EvalRun(_Record):
     """One evaluation run, as stored in a run file (format ``cogitator.eval-run``, version 1).
 
@@ -170,11 +192,9 @@ class EvalRun(_Record):
     """Assertions checked after the run."""
     stats: StatsRecord = None  # type: ignore[assignment]
     """Counts and totals (derived from the results when not given)."""
-    status: Literal["interrupted"] | None = None
+    status: Literal["interrupted"] | None = _omitted()
     """``"interrupted"`` for a run stopped before every case-trial was answered and scored (Ctrl-C, or a
     checkpoint of a run still going); ``None`` for a complete run, and then left out of the file."""
-
-    _omit_if_none = ("status",)
 
     @field_validator("run_id")
     @classmethod
@@ -302,7 +322,11 @@ class EvalRun(_Record):
     def to_dict(self) -> dict[str, Any]:
         """The run as the file holds it: camelCase keys, in model order, NaN as ``None``, in the format's shape
         (metric names, a list of prompts, the whole cost; :mod:`cogeval.data.file_form`)."""
-        return to_file(jsonable(self.model_dump(by_alias=True)))
+        try:
+            data = self.model_dump(by_alias=True, warnings="error")
+        except PydanticSerializationError:  # a field given a value of another type after validation
+            return to_file(jsonable(self.model_dump(by_alias=True)))
+        return to_file(_json_safe(data))
 
     def save(self, target: str | os.PathLike[str]) -> pathlib.Path:
         """Write the run file as JSON (UTF-8, indented) and return the path written.

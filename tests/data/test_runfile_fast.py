@@ -7,6 +7,7 @@ by earlier cogeval, and the format's own example is copied verbatim from ``share
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import gc
 import json
@@ -19,6 +20,7 @@ from cogeval.data import Case, EvalRun, load_run
 from cogeval.data.file_form import from_file, to_file
 from cogeval.data.gc_pause import paused_gc
 from cogeval.data.json_limits import loads
+from cogeval.data.jsonable import VALUE_DEPTH, jsonable
 from cogeval.data.runfile import run_from_json
 from cogeval.errors import InputError, RunFileError
 
@@ -206,3 +208,33 @@ def test_a_case_that_is_not_plain_json_is_still_checked_in_full():
     with pytest.raises(InputError, match="nested deeper than 80 levels"):
         Case(json.loads("[" * 81 + "]" * 81))
     assert Case(("a", 1)).to_dict() == {"input": ("a", 1)}
+
+
+# -- writing without a walk of every result gives what the walk gave ----------------------------------
+
+
+def walked(run: EvalRun) -> dict:
+    """The file's data as it was made before: ``jsonable`` over the whole ``model_dump``."""
+    with pytest.warns(UserWarning) if run.results[0].error == 5 else contextlib.nullcontext():
+        return to_file(jsonable(run.model_dump(by_alias=True)))
+
+
+def test_a_field_given_a_value_of_another_type_after_validation_is_written_as_before(tmp_path):
+    run = every_feature_run()
+    run.results[0].error = 5  # no validation on assignment: the writer walks the whole run again
+    run.results[1].model_extra["reviewer"] = {("a", 1): {1, 2}}
+    run.metadata[("tuple", "key")] = b"bytes"
+    with pytest.warns(UserWarning):  # pydantic's, as before
+        assert run.to_dict() == walked(run)
+        path = run.save(tmp_path / "run.json")
+    assert json.loads(path.read_text(encoding="utf-8"))["results"][0]["error"] == 5
+
+
+def test_a_deep_value_in_a_turns_prompt_is_cut_to_the_files_limit(tmp_path):
+    run = every_feature_run()
+    deep: list = []
+    for _ in range(VALUE_DEPTH - 1):
+        deep = [deep]
+    run.results[2].turns[0].prompt.version = deep  # level 7 of the file: 95 more levels would be 101
+    assert run.to_dict() == walked(run)
+    assert load_run(run.save(tmp_path / "run.json")).results[2].turns[0].prompt.version != deep
