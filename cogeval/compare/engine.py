@@ -324,16 +324,18 @@ def _changes(
     # The rows come in metric order, then unit order, so a stable sort on -size keeps those ties in place.
     order = np.argsort(-size, kind="stable")
     position = position[order]
-    case_key = units.get_level_values(0).to_numpy(dtype=object)[position]
-    codes, keys = pd.factorize(case_key)
-    shown = np.array([None if inputs.get(k) is None else as_text(inputs.get(k)) for k in keys], dtype=object)
+    keys = units.get_level_values(0).to_numpy(dtype=object)
+    moved = np.zeros(len(units), dtype=bool)
+    moved[position] = True
+    shown = np.full(len(units), None, dtype=object)
+    shown[moved] = [None if inputs.get(k) is None else as_text(inputs.get(k)) for k in keys[moved]]
+    # Text stays Python objects: no conversion to Arrow strings, which refuse a lone surrogate of user text.
+    text = {col.CASE_KEY: keys[position], col.INPUT: shown[position], col.METRIC: metric[order],
+            col.DIRECTION: np.array(["regressed", "improved"], dtype=object)[better[order].astype(int)]}
     return pd.DataFrame({
-        col.CASE_KEY: case_key,
-        col.INPUT: pd.Series(shown[codes], dtype=object),  # objects, as user text may hold lone surrogates
-        col.METRIC: metric[order],
+        **{name: pd.Series(values, dtype=object) for name, values in text.items()},
         col.BASE: base_value[order],
         col.HEAD: head_value[order],
         col.DELTA: delta[order],
-        col.DIRECTION: np.array(["regressed", "improved"], dtype=object)[better[order].astype(int)],
         col.OCCURRENCE: units.get_level_values(1).to_numpy()[position],
-    })
+    }, columns=CHANGES_COLUMNS)

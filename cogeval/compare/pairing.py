@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -83,7 +84,7 @@ def check_scores(name: str, frame: object) -> pd.DataFrame:
 
 def metrics_of(frame: pd.DataFrame) -> list[str]:
     """The metrics of a score table, in order of first appearance."""
-    return [str(m) for m in pd.unique(frame[col.METRIC].dropna())]
+    return [str(m) for m in pd.unique(frame[col.METRIC]) if not pd.isna(m)]
 
 
 def trial_means(values: pd.Series) -> pd.Series:
@@ -111,6 +112,12 @@ def _group_means(codes: np.ndarray, x: np.ndarray, groups: int) -> np.ndarray:
 
     NaN is skipped; a group with no value (or only NaN) gets NaN.
     """
+    if not len(codes) or np.bincount(codes).max() == 1:
+        # One value per group: the two-pass mean below is v + (v - v), i.e. v but -0.0 -> 0.0 and ±inf -> NaN.
+        alone = np.full(groups, np.nan)
+        with np.errstate(invalid="ignore"):
+            alone[codes] = x + (x - x)
+        return alone
     present = ~np.isnan(x)
     order = np.lexsort((x, codes))
     order = order[present[order]]
@@ -142,11 +149,13 @@ def joint_codes(frames: Sequence[pd.DataFrame], columns: Sequence[str]) -> list[
     [[0, 1, 2], [2, 3]]
     """
     sizes = [len(frame) for frame in frames]
-    code = np.zeros(sum(sizes), dtype=np.int64)
-    for column in columns:
-        level, uniques = pd.factorize(pd.concat([frame[column] for frame in frames], ignore_index=True),
-                                      use_na_sentinel=False)
-        code = pd.factorize(code * len(uniques) + level)[0]  # below the number of rows: never overflows
+    def factorized(column: str) -> tuple[np.ndarray, pd.Index]:
+        return pd.factorize(pd.concat([frame[column] for frame in frames], ignore_index=True), use_na_sentinel=False)
+
+    code = factorized(columns[0])[0]
+    for column in columns[1:]:
+        level, uniques = factorized(column)
+        code = pd.factorize(code * len(uniques) + level)[0]  # below the number of rows squared: never overflows
     return np.split(code.astype(np.int64), np.cumsum(sizes)[:-1])
 
 
@@ -157,13 +166,17 @@ UnitValues = tuple[pd.MultiIndex, pd.DataFrame, pd.Series]
 def unit_values(frame: pd.DataFrame, directions: Mapping[str, bool]) -> UnitValues:
     """One run's units (first-appearance order), its ``units × metrics`` values and errored flags."""
     failed = frame[CASE_ERROR].fillna(False).to_numpy(dtype=bool)
-    unit = joint_codes([frame], _UNIT)[0]
-    first = np.unique(unit, return_index=True)[1]  # codes number the units in order of first appearance
-    units = pd.MultiIndex.from_arrays([frame[c].iloc[first] for c in _UNIT])
+    (key, keys), (occurrence, occurrences) = (pd.factorize(frame[c]) for c in _UNIT)  # NaN: code -1
+    # Each row's (key, occurrence) as one number, then the units numbered in order of first appearance.
+    unit, pairs = pd.factorize((key + 1) * (len(occurrences) + 1) + occurrence + 1)
+    levels: list[Any] = [keys, occurrences]
+    codes: list[Any] = [pairs // (len(occurrences) + 1) - 1, pairs % (len(occurrences) + 1) - 1]
+    units = pd.MultiIndex(levels=levels, codes=codes, names=_UNIT, verify_integrity=False)
     errored = np.bincount(unit, weights=~failed, minlength=len(units)) == 0
 
     names = list(directions)
-    metric = pd.Index(names).get_indexer(pd.Index(frame[col.METRIC]))
+    metric_code, metric_names = pd.factorize(frame[col.METRIC])
+    metric = np.append(pd.Index(names).get_indexer(metric_names), -1)[metric_code]  # no metric (code -1): -1
     rows = metric >= 0
     higher = np.array([directions[m] for m in names], dtype=bool)
     metric = metric[rows]

@@ -139,7 +139,7 @@ def ppi_mean(judge: Any, labels: Any, *, alpha: float = 0.05) -> PPIResult:
 
 
 def ppi_paired_difference(judge_base: Any, judge_head: Any, labels_base: Any, labels_head: Any, *,
-                   alpha: float = 0.05) -> PPIResult:
+                          alpha: float = 0.05) -> PPIResult:
     """PPI for the mean paired difference ``head - base`` of the human-judged score.
 
     :func:`ppi_mean` of ``judge_head - judge_base`` with labels
