@@ -27,6 +27,7 @@ from cogeval.compare.pairing import joint_codes, metrics_of
 from cogeval.compare.result import RunComparison, RunInfo
 from cogeval.compare.slices import compare_slices, slice_labels, slice_warnings
 from cogeval.data import Case, EvalRun
+from cogeval.data.gc_pause import paused_gc
 from cogeval.data.runfile import as_run
 from cogeval.scoring.judge import self_preference_message
 from cogeval.scoring.usage import BUILTIN_STATISTICAL_METRICS
@@ -98,6 +99,7 @@ def score_frame(run: EvalRun, results: pd.DataFrame | None = None) -> pd.DataFra
     return scores
 
 
+@paused_gc()  # tables of millions of rows from runs of millions of objects: see cogeval.data.gc_pause
 def compare_runs(
     base: Any,
     head: Any,

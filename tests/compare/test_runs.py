@@ -430,3 +430,19 @@ def test_fields_read_as_issue_4_lists_them(pair):
     with pytest.raises(KeyError):
         c.base["nope"]
     assert isinstance(c.matched, int) and c.added.empty and c.n_added == c.n_removed == 0
+
+
+def test_the_garbage_collector_is_paused_while_comparing_and_back_after_even_on_error(monkeypatch):
+    import gc
+
+    import cogeval.compare.runs as runs_module
+
+    seen = []
+    real = runs_module.compare_scores
+    monkeypatch.setattr(runs_module, "compare_scores", lambda *a, **k: seen.append(gc.isenabled()) or real(*a, **k))
+    run = EvalRun.from_frame(pd.DataFrame({"input": ["a", "b"], "quality": [1.0, 0.0]}))
+    compare_runs(run, run)
+    assert seen == [False] and gc.isenabled()
+    with pytest.raises(InputError):
+        compare_runs(run, run, alpha=2)
+    assert gc.isenabled()
