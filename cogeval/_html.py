@@ -65,9 +65,11 @@ def badge(text: str, kind: str = "neutral") -> str:
 def _cell(value: Any, raw: bool) -> str:
     if raw:
         return f"<td>{value}</td>"
-    text = format_value(value)
-    css = "" if not isinstance(value, str) else ' class="s"' if len(value) <= _SHORT and "\n" not in value else ' class="t"'
-    return f"<td{css}>{escape(text)}</td>"
+    text = escape(format_value(value))
+    if not isinstance(value, str):
+        return f"<td>{text}</td>"
+    kind = "s" if len(value) <= _SHORT and "\n" not in value else "t"
+    return f'<td class="{kind}">{text}</td>'
 
 
 def html_table(
