@@ -106,6 +106,6 @@ def test_spend_less_stops_early_and_calibrates_the_judge():
     nb = shown("spend-less")
     assert figures(nb) == 1  # the sequences narrowing to the decision
     printed = [o.text for o in outputs(nb) if o.output_type == "stream"]
-    assert printed == ["better 80 342 524\n", "true difference 0.233; the 40 labels are worth 126\n"]
+    assert printed == ["better 80 342 440\n", "true difference 0.233; the 40 labels are worth 126\n"]
     html = json.dumps([o.get("data", {}).get("text/html", "") for o in outputs(nb)])
     assert "Sequential comparison" in html and "classical" in html

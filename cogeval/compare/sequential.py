@@ -87,7 +87,9 @@ class SequentialComparison:
     """The fixed-n plan: cases a fixed-size comparison needs for power 0.8 at the same alpha and margin (the largest
     ``n_needed`` of ``comparison``; with no margin, for the observed difference); None when it cannot be planned."""
     calls_saved: int | None
-    """Target calls saved against ``planned_cases``: ``2 · (planned_cases - stopped_at)`` (negative when more were run)."""
+    """Target calls saved against the fixed-n plan: ``2 · (min(planned_cases, available) - stopped_at)``, where
+    ``available`` is the cases there were to run (the dataset, or ``max_cases``): a fixed design cannot run more
+    than there are, so a sequence that ran them all saved nothing (negative when more were run than planned)."""
     sequence: pd.DataFrame
     """One row per metric × paired difference: ``metric``, ``n``, ``estimate``, ``ci_low``, ``ci_high``."""
     comparison: RunComparison
@@ -224,7 +226,7 @@ def compare_sequential(
     planned = None if None in needed else max(n for n in needed if n is not None)
     return SequentialComparison(
         verdict=overall([row["verdict"] for row in rows]), stopped_at=stopped_at, planned_cases=planned,
-        calls_saved=None if planned is None else 2 * (planned - stopped_at),
+        calls_saved=None if planned is None else 2 * (min(planned, len(cases)) - stopped_at),
         sequence=pd.concat(sequences, ignore_index=True), comparison=comparison, base=base_run, head=head_run,
         method=method, decisions=pd.DataFrame(rows, columns=DECISION_COLUMNS),
     )

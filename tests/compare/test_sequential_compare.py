@@ -53,7 +53,7 @@ def test_the_cases_run_are_ordinary_runs_of_the_seeded_order(better, tmp_path):
     comparison = compare_runs(better.base, better.head, margins={"exact_match": 0.1})
     assert comparison.to_frame().equals(better.comparison.to_frame())
     assert better.planned_cases == better.comparison.metrics["exact_match"].n_needed == 342
-    assert better.calls_saved == 2 * (342 - 80)
+    assert better.calls_saved == 2 * (300 - 80)  # a fixed design could run at most the 300 cases there are
 
 
 def test_each_case_is_asked_once_per_side():
@@ -82,6 +82,19 @@ def test_max_cases_stops_undecided_metrics_as_inconclusive():
     assert (r.verdict, r.stopped_at, r.method) == ("inconclusive", 30, "betting")  # "auto" without a margin
     assert r.to_frame().verdict[0] == "inconclusive" and math.isnan(r.to_frame().decided_at[0])
     assert r.planned_cases is None and r.calls_saved is None  # no margin and no difference: nothing to plan for
+
+
+def test_a_sequence_that_ran_every_case_saved_nothing_even_when_the_plan_wants_more():
+    data = questions()[:40]
+    fixed = {case.input for case in list(data)[:3]}
+
+    def head(question):  # v1, but right on three more questions: a small difference these cases cannot settle
+        return next(c.expected for c in data if c.input == question) if question in fixed else assistant_v1(question)
+
+    r = compare_sequential(data, assistant_v1, head, [exact_match()], margin=0.01, batch_size=20)
+    assert r.stopped_at == 40 and r.verdict == "inconclusive"
+    assert r.planned_cases is not None and r.planned_cases > 40  # a fixed design would want more than there are
+    assert r.calls_saved == 0
 
 
 @pytest.mark.parametrize("method", ["betting", "eb", "planned"])
@@ -136,7 +149,7 @@ def test_input_errors(kwargs, message):
 def test_display_and_plot(better):
     html = better._repr_html_()
     assert "Sequential comparison" in html and "better" in html and "342" in html
-    assert repr(better) == "SequentialComparison(verdict='better', stopped_at=80, planned_cases=342, calls_saved=524)"
+    assert repr(better) == "SequentialComparison(verdict='better', stopped_at=80, planned_cases=342, calls_saved=440)"
     fig = plot_sequential(better)
     assert [t.name for t in fig.data] == ["exact_match: sequence", "exact_match: estimate"]
     assert list(fig.data[1].x) == list(range(1, 81))
