@@ -7,7 +7,8 @@ NaN scores, unicode text, case metadata, prompts, usage) is saved and loaded. Pr
 
 - **save**: ``EvalRun.save`` vs ``json.dumps(run.to_dict(), indent=2)`` of the same data (the
   text the file holds, without writing it);
-- **load**: ``load_run`` vs ``json.loads`` of the file's text (read and decoded by both);
+- **load**: ``load_run`` vs ``json.loads`` of the file's text (read and decoded by both); also the careful path
+  alone (``json`` with the limits, then validation in Python), which reads what the fast path leaves to it;
 - **peak**: tracemalloc's peak of a save and of a load vs the peak of ``json.loads`` of the file
   (the parsed JSON), measured in separate calls since tracing slows everything down;
 - **per case**: microseconds per case of save and load at 10,000 cases vs at ``--cases``.
@@ -27,9 +28,11 @@ import tempfile
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 
-from measure import best_time, peak_bytes
+from measure import best_time, peak_bytes, peak_rss_growth
 
 from cogeval.data import EvalRun, load_run
+from cogeval.data.gc_pause import paused_gc
+from cogeval.data.runfile import _read_carefully
 
 METRICS = ("exact_match", "contains", "f1", "bleu", "correctness")
 SMALL = 10_000
@@ -65,6 +68,12 @@ def make_run(cases: int, seed: int = 0) -> EvalRun:
     })
 
 
+def read_carefully(path: pathlib.Path) -> EvalRun:
+    """The careful path of ``load_run`` alone, as ``load_run`` runs it (the collector paused)."""
+    with paused_gc():
+        return _read_carefully(path.read_bytes(), f"run file '{path}'")
+
+
 def measure(cases: int, repeat: int, folder: pathlib.Path, *, memory: bool) -> dict[str, float]:
     """Seconds of save, dumps, load and loads (and peak bytes when ``memory``) for a run of ``cases``."""
     run = make_run(cases)
@@ -78,11 +87,15 @@ def measure(cases: int, repeat: int, folder: pathlib.Path, *, memory: bool) -> d
     gc.collect()
     found["loads"] = best_time(lambda: json.loads(path.read_bytes().decode("utf-8-sig")), repeat)
     found["load"] = best_time(lambda: load_run(path), repeat)
+    found["careful"] = best_time(lambda: read_carefully(path), repeat)
     if memory:
         gc.collect()
         found["loads_peak"] = peak_bytes(lambda: json.loads(path.read_bytes().decode("utf-8-sig")))
         found["load_peak"] = peak_bytes(lambda: load_run(path))
         found["save_peak"] = peak_bytes(lambda: run.save(path))
+        setup = f"import json, pathlib; from cogeval.data import load_run; path = pathlib.Path({str(path)!r})"
+        found["loads_rss"] = peak_rss_growth(setup, "value = json.loads(path.read_bytes().decode('utf-8-sig'))")
+        found["load_rss"] = peak_rss_growth(setup, "run = load_run(path)")
     return found
 
 
@@ -101,9 +114,14 @@ def main() -> None:
           f"ratio {big['save'] / big['dumps']:.2f} (target ≤ 1.5)")
     print(f"  load  {big['load']:7.2f} s   json.loads           {big['loads']:7.2f} s   "
           f"ratio {big['load'] / big['loads']:.2f} (target ≤ 2)")
+    print(f"  load, careful path alone (json + Python validation, what a file the fast path leaves takes) "
+          f"{big['careful']:.2f} s   ratio {big['careful'] / big['loads']:.2f}")
     print(f"  peak  load {big['load_peak'] / mb:.0f} MB, save {big['save_peak'] / mb:.0f} MB; "
           f"json.loads {big['loads_peak'] / mb:.0f} MB   ratios load {big['load_peak'] / big['loads_peak']:.2f}, "
           f"save {big['save_peak'] / big['loads_peak']:.2f} (target ≤ 2)")
+    print(f"  peak resident growth of a fresh process (what tracemalloc cannot see included): load "
+          f"{big['load_rss'] / mb:.0f} MB, json.loads {big['loads_rss'] / mb:.0f} MB, "
+          f"ratio {big['load_rss'] / big['loads_rss']:.2f}")
     for label in ("save", "load"):
         per_small, per_big = small[label] / SMALL * 1e6, big[label] / args.cases * 1e6
         print(f"  {label} per case: {per_small:.0f} µs at {SMALL}, {per_big:.0f} µs at {args.cases} "

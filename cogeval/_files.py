@@ -18,24 +18,30 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import pathlib
 import re
 import stat
 import tempfile
 import time
+from collections.abc import Iterable
 from typing import Any
 
 _STALE_AFTER_S = 3600.0
 """Age in seconds after which a leftover temporary file of :func:`write_text_atomic` is removed."""
 
+_PIECES_PER_WRITE = 16384
+"""Pieces of text joined into one write: few calls, little memory."""
+
 _TEMPORARY = re.compile(r"\..+\.[0-9a-z_]{8}\.tmp")
 """The name ``tempfile.mkstemp(prefix=".<name>.", suffix=".tmp")`` gives."""
 
 
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> pathlib.Path:
+def write_text_atomic(path: str | os.PathLike[str], text: str | Iterable[str]) -> pathlib.Path:
     """Write ``text`` (UTF-8) to ``path`` through a temporary file in the same folder and ``os.replace``.
 
+    ``text`` may come in pieces (``json.JSONEncoder.iterencode``), so that a large file is never held whole.
     Missing parent folders are created. A lone surrogate in ``text`` is written as ``\\udXXX``
     (see the module's rules). Returns the path written.
     """
@@ -45,7 +51,12 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> pathlib.Path:
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp's 0600 would make reports unreadable to others
         with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace", newline="") as handle:
-            handle.write(text)
+            if isinstance(text, str):
+                handle.write(text)
+            else:
+                pieces = iter(text)
+                while batch := list(itertools.islice(pieces, _PIECES_PER_WRITE)):
+                    handle.write("".join(batch))
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, target)

@@ -60,9 +60,7 @@ def from_file(data: Any) -> Any:
     ``data`` is left unchanged (the parts changed are copied, the rest shared)."""
     if not isinstance(data, dict):
         return data
-    config = data.get("config")
-    metrics = config.get("metrics") if isinstance(config, dict) else None
-    if isinstance(metrics, list) and any(isinstance(m, dict) for m in metrics):
+    if before_the_format(data):
         data = copy.deepcopy(data)
         _milliseconds(data)  # cogeval's own files from before it followed the format: seconds
         return data
@@ -78,6 +76,13 @@ def from_file(data: Any) -> Any:
     if isinstance(stats, dict) and "targetCost" in stats:
         stats["cost"] = stats.pop("targetCost")
     return data
+
+
+def before_the_format(data: dict[str, Any]) -> bool:
+    """Whether run-file data is cogeval's from before it followed the format (``config.metrics`` are objects)."""
+    config = data.get("config")
+    metrics = config.get("metrics") if isinstance(config, dict) else None
+    return isinstance(metrics, list) and any(isinstance(m, dict) for m in metrics)
 
 
 def _copied(data: dict[str, Any], key: str) -> Any:

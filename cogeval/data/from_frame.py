@@ -272,9 +272,62 @@ def _moment(started_at: datetime.datetime | str | None) -> datetime.datetime:
 _MAX_COUNT = 2**63 - 1  # the largest value of the int64 columns of the results table
 
 
+def number_repeats(results: list[Any]) -> list[Any]:
+    """The results with each one that lacks ``occurrence`` (a file from another implementation) numbered by order
+    of appearance among the results of its case key and trial; else every copy of a repeated case would be
+    occurrence 0 and be paired as one case. A result is a dict (as parsed) or a record read from text (whose
+    fields set tells whether it was given); a number is given as a dict key would be, and nothing is changed in place.
+
+    >>> [r["occurrence"] for r in number_repeats([{"caseKey": "k"}, {"caseKey": "k", "trial": 1}, {"caseKey": "k"}])]
+    [0, 0, 1]
+    """
+    if all(map(_has_occurrence, results)):
+        return results
+    seen: dict[tuple[Any, Any], int] = {}
+    numbered = []
+    for r in results:
+        if isinstance(r, ResultRecord):
+            ident: tuple[Any, Any] = (r.case_key, r.trial)
+        elif isinstance(r, dict):
+            ident = (r.get("caseKey", r.get("case_key")), r.get("trial", 0))
+        else:
+            ident = (None, None)
+        if isinstance(ident[0], str) and isinstance(ident[1], int):  # else let validation name the field
+            count = seen.get(ident, 0)
+            seen[ident] = count + 1
+            if not _has_occurrence(r):
+                r = _with_occurrence(r, count)
+        numbered.append(r)
+    return numbered
+
+
+def _has_occurrence(result: Any) -> bool:
+    if isinstance(result, ResultRecord):
+        return "occurrence" in result.model_fields_set
+    return not isinstance(result, dict) or "occurrence" in result
+
+
+def _with_occurrence(result: Any, occurrence: int) -> Any:
+    if isinstance(result, dict):
+        return {**result, "occurrence": occurrence}
+    numbered = result.model_copy()
+    numbered.occurrence = occurrence  # given, as by a dict key: the fields set says so
+    return numbered
+
+
+_IDENTITY = operator.attrgetter("case_key", "occurrence", "trial")
+_TOKENS = tuple(map(operator.attrgetter, ("input_tokens", "output_tokens")))
+
+
 def check_results(results: Sequence[ResultRecord]) -> None:
     """The rule of every run, however it was made: one result per case key, occurrence and trial (a comparison
     pairs results by them), and counts within the int64 columns of the results table; errors name the result."""
+    identities = list(map(_IDENTITY, results))
+    usages = list(map(operator.attrgetter("usage"), results))
+    largest = [max(map(max, map(operator.itemgetter(1, 2), identities)), default=0)]
+    largest += [max(filter(None, map(tokens, usages)), default=0) for tokens in _TOKENS]
+    if max(largest) <= _MAX_COUNT and len(set(identities)) == len(identities):
+        return  # the common case, checked without a Python call per result; else the loop below names the problem
     seen: dict[tuple[str, int, int], int] = {}
     for index, r in enumerate(results):
         counts = {"occurrence": r.occurrence, "trial": r.trial,

@@ -37,8 +37,9 @@ import math
 import re
 import sys
 from collections.abc import Callable, Mapping
-from itertools import accumulate
 from typing import Any, Final
+
+import numpy as np
 
 from cogeval.errors import InputError
 
@@ -57,10 +58,10 @@ _PATH_SHOWN = 6  # parts of a long path shown before "…"
 _KEY_SHOWN = 40  # characters of a key shown in a path
 _KEEP = b'"[]{}'
 _DROP = bytes(sorted(set(range(256)) - set(_KEEP)))
-_STRING_SKELETON = re.compile(rb'"[^"]*"')
-_STEP = [0] * 256
-_STEP[ord("[")] = _STEP[ord("{")] = 1
-_STEP[ord("]")] = _STEP[ord("}")] = -1
+_QUOTE = ord('"')
+_STEP = np.zeros(256, dtype=np.int8)
+_STEP[[ord("["), ord("{")]] = 1
+_STEP[[ord("]"), ord("}")]] = -1
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},:]', re.S)
@@ -186,22 +187,31 @@ def _float(digits: str, bad: list[_Bad]) -> float | _Bad:
 
 
 def _check_text_depth(text: str, where: str, error: _ErrorType) -> None:
-    if text.count("[") + text.count("{") <= MAX_DEPTH:
-        return  # too few brackets to nest that deep: the common case, at no cost
-    skeleton = text.encode("utf-8", "surrogatepass")
-    if b"\\" in skeleton:
-        skeleton = skeleton.replace(b"\\\\", b"").replace(b'\\"', b"")
-    # Brackets outside strings. Two quotes side by side close a string and open the next with nothing
-    # but ",:" and spaces between, or enclose an empty one: dropping them first leaves few strings to cut.
-    skeleton = skeleton.translate(None, _DROP).replace(b'""', b"")
-    skeleton = _STRING_SKELETON.sub(b"", skeleton)
-    if max(accumulate(map(_STEP.__getitem__, skeleton)), default=0) <= MAX_DEPTH:
-        return
+    if text.count("[") + text.count("{") <= MAX_DEPTH or text_depth(text.encode("utf-8", "surrogatepass")) <= MAX_DEPTH:
+        return  # few brackets (the common case, at no cost), or not nested that deep
     offset, parts = _deep_place(text)
     line = text.count("\n", 0, offset) + 1
     column = offset - text.rfind("\n", 0, offset)
     at = f"line {line} column {column}" if "\n" in text.rstrip() else f"column {column}"
     raise error(f"{where}: {_place(parts)}nested deeper than {MAX_DEPTH} levels ({at})")
+
+
+def text_depth(text: bytes) -> int:
+    """How deep the arrays and objects of JSON text nest (0 for a scalar), counting brackets outside strings.
+
+    >>> text_depth(b'{"a": [1, {"b": "[[["}]}'), text_depth(b'"x"')
+    (3, 0)
+    """
+    if b"\\" in text:  # escapes: an escaped backslash, then an escaped quote, do not delimit strings
+        text = text.replace(b"\\\\", b"").replace(b'\\"', b"")
+    # Brackets and quotes alone. Two quotes side by side close a string and open the next with nothing
+    # but ",:" and spaces between, or enclose an empty one: dropping them leaves few strings to mask.
+    skeleton = np.frombuffer(text.translate(None, _DROP).replace(b'""', b""), dtype=np.uint8)
+    quote = skeleton == _QUOTE
+    outside = (np.cumsum(quote, dtype=np.uint8) & 1) == 0
+    outside &= ~quote
+    steps = _STEP[skeleton] * outside
+    return int(np.cumsum(steps, dtype=np.int32).max(initial=0))
 
 
 def _deep_place(text: str) -> tuple[int, list[str | int]]:

@@ -22,18 +22,24 @@ import functools
 import math
 import operator
 from itertools import repeat
-from typing import TYPE_CHECKING, Annotated, Any, Final
+from typing import TYPE_CHECKING, Annotated, Any, Final, cast
 
 from pydantic import (
+    AllowInfNan,
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
+    GetCoreSchemaHandler,
     PlainSerializer,
+    Strict,
+    StrictBool,
+    StrictInt,
     StrictStr,
-    model_validator,
 )
 from pydantic.alias_generators import to_camel
+from pydantic_core import core_schema
+from typing_extensions import TypeAliasType
 
 from cogeval.data.case import FIELDS, Case
 from cogeval.data.jsonable import VALUE_DEPTH, jsonable
@@ -51,7 +57,28 @@ def _none_if_not_finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
-Number = Annotated[float, BeforeValidator(_nan_if_none), PlainSerializer(_none_if_not_finite)]
+class _FromText:
+    """Marks a type whose values read from JSON text (``model_validate_json``: a run file) are checked by
+    pydantic-core alone, with no Python call: :func:`cogeval.data.runfile.load_run`'s fast path. Values made in
+    Python keep the type's own validation. What the text schema refuses (a number past the float range, NaN)
+    sends that path back to the careful one, which names the problem."""
+
+    def __init__(self, text: core_schema.CoreSchema | Any) -> None:
+        self.text = text  # the schema of a value read from text, or a type to make it from
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        text = self.text if isinstance(self.text, dict) else handler.generate_schema(self.text)
+        return core_schema.json_or_python_schema(json_schema=text, python_schema=handler(source))
+
+
+_FINITE = core_schema.float_schema(allow_inf_nan=False)
+_NAN = core_schema.chain_schema([core_schema.none_schema(), core_schema.no_info_plain_validator_function(_nan_if_none)])
+Number = Annotated[
+    float,
+    BeforeValidator(_nan_if_none),
+    PlainSerializer(_none_if_not_finite),
+    _FromText(core_schema.union_schema([_FINITE, _NAN], mode="left_to_right")),
+]
 """A float that is NaN in memory where the file has ``null``; NaN and ±inf are written as ``null``."""
 
 def _json_value(value: Any) -> Any:
@@ -64,8 +91,21 @@ def _json_value(value: Any) -> Any:
 _JsonSafe = Annotated[Any, BeforeValidator(_json_value), PlainSerializer(_json_value, when_used="unless-none")]
 if TYPE_CHECKING:  # what a Json field holds, for type checkers
     Json = Any
+    _TextJson = Any
 else:  # text and None first, tried in order: pydantic-core takes and writes them without a Python call
-    Json = Annotated[StrictStr | None | _JsonSafe, Field(union_mode="left_to_right")]  # noqa: RUF036
+    _TextJson = TypeAliasType(  # tried in order, commonest first: each refusal costs an error object
+        "_TextJson",
+        Annotated[
+            None | StrictStr | dict[str, "_TextJson"] | list["_TextJson"] | StrictInt  # noqa: RUF036
+            | Annotated[float, Strict(), AllowInfNan(False)] | StrictBool,
+            Field(union_mode="left_to_right"),
+        ],
+    )
+    """Any JSON value with finite numbers, as read from text (whose depth the reader checks first)."""
+    Json = Annotated[
+        Annotated[StrictStr | None | _JsonSafe, Field(union_mode="left_to_right")],  # noqa: RUF036
+        _FromText(_TextJson),
+    ]
 """Any value, made JSON-safe (bytes and objects as text, circular references as ``"[Circular]"``,
 keys as text, structures deeper than the readers' limit cut; see :func:`~cogeval.data.jsonable.jsonable`).
 Text and ``None``, most values, are taken and written by pydantic-core without a Python call."""
@@ -85,19 +125,35 @@ def _omitted(default: Any = None, *, number: bool = False) -> Any:
     return Field(default, exclude_if=_absent_number if number else _is_none)
 
 
+def _text_keys(data: Any) -> Any:
+    """A mapping with keys that are not text (a prompt dict with a tuple key) keeps them as text, as JSON must."""
+    if isinstance(data, dict) and not all(map(isinstance, data, repeat(str))):
+        return {key if isinstance(key, str) else str(key): value for key, value in data.items()}
+    return data
+
+
 class _Record(BaseModel):
     """Base of every part of the file: camelCase keys, unknown keys kept, NaN-aware equality."""
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow", defer_build=True)
     __pydantic_extra__: dict[str, Json] = Field(init=False)  # unknown keys: JSON-safe, read and written as Json
 
-    @model_validator(mode="before")
     @classmethod
-    def _text_keys(cls, data: Any) -> Any:
-        """A mapping with keys that are not text (a prompt dict with a tuple key) keeps them as text, as JSON must."""
-        if isinstance(data, dict) and not all(map(isinstance, data, repeat(str))):
-            return {key if isinstance(key, str) else str(key): value for key, value in data.items()}
-        return data
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        """Data made in Python goes through :func:`_text_keys` first; JSON text, whose keys are text, does not."""
+        schema = handler(source)
+        if schema["type"] == "definition-ref":  # the record was met before: the reference leads to what is made below
+            return schema
+        ref = schema.get("ref")  # held by the whole, so that every later use of the record gets both ways
+        text = cast(core_schema.ModelSchema, {key: value for key, value in schema.items() if key != "ref"})
+        fields = core_schema.no_info_before_validator_function(_text_keys, text["schema"])  # an instance passes as it is
+        python = cls._python_schema(cast(core_schema.ModelSchema, {**text, "schema": fields}))
+        return core_schema.json_or_python_schema(json_schema=text, python_schema=python, ref=ref)
+
+    @classmethod
+    def _python_schema(cls, schema: core_schema.CoreSchema) -> core_schema.CoreSchema:
+        """The schema of a record made in Python: a subclass adds checks that JSON text does not need."""
+        return schema
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, type(self)):
@@ -180,6 +236,15 @@ class UsageRecord(_Record):
     """Cost in USD; NaN (``null``) when unknown."""
 
 
+def _valid_case(data: Any, handler: core_schema.ValidatorFunctionWrapHandler) -> Any:
+    """A record made in Python is checked as a :class:`Case`; one made from a ``Case`` was checked when the case was made."""
+    if isinstance(data, Case):
+        return handler(data.to_dict())
+    record = handler(data)
+    record.to_case()  # raises InputError, a ValueError, naming the field
+    return record
+
+
 class CaseRecord(_Record):
     """``results[].case``: the case as :meth:`Case.to_dict` writes it; absent fields left out."""
 
@@ -189,25 +254,30 @@ class CaseRecord(_Record):
     """The reference answer, if any."""
     context: Json = _omitted()
     """Grounding documents, if any."""
-    metadata: Json = _omitted()
+    metadata: Annotated[Json, _FromText(dict[str, _TextJson] | None)] = _omitted()
     """Labels of the case (a JSON object), if any."""
-    turns: Json = _omitted()
-    """The user messages of a multi-turn case, if any."""
+    turns: Annotated[Json, _FromText(Annotated[list[StrictStr | dict[str, _TextJson]], Field(min_length=1)] | None)] = (
+        _omitted()
+    )
+    """The user messages of a multi-turn case (a non-empty list of strings or objects), if any."""
 
-    @model_validator(mode="wrap")
     @classmethod
-    def _valid_case(cls, data: Any, handler: Any) -> Any:
-        """A record read from a file is checked as a :class:`Case`; one made from a ``Case`` was checked when the case was made."""
-        if isinstance(data, Case):
-            trusted: CaseRecord = handler(data.to_dict())
-            return trusted
-        record: CaseRecord = handler(data)
-        record.to_case()  # raises InputError, a ValueError, naming the field
-        return record
+    def _python_schema(cls, schema: core_schema.CoreSchema) -> core_schema.CoreSchema:
+        return core_schema.no_info_wrap_validator_function(_valid_case, schema)
 
     def to_case(self) -> Case:
         """This record as a :class:`Case`."""
         return Case(**{name: getattr(self, name) for name in FIELDS})
+
+
+def check_cases_read_from_text(cases: list[CaseRecord]) -> None:
+    """Check as a :class:`Case` every record read from JSON text that has no input: whether it has turns is the
+    one rule pydantic-core leaves unchecked (the text's limits and the fields' text schemas hold the rest). Raises
+    :class:`~cogeval.errors.InputError`. Most runs have none, which one pass in C finds."""
+    if any(map(_is_none, map(operator.attrgetter("input"), cases))):
+        for case in cases:
+            if case.input is None:
+                case.to_case()
 
 
 class TurnRecord(_Record):

@@ -13,20 +13,25 @@ True
 
 from __future__ import annotations
 
+import codecs
 import errno
 import json
+import operator
 import os
 import pathlib
+from itertools import repeat
+from operator import attrgetter
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import ErrorDetails
 
 from cogeval._check import check_path, describe
-from cogeval.data.file_form import from_file
+from cogeval.data.file_form import before_the_format, from_file
+from cogeval.data.from_frame import number_repeats
 from cogeval.data.gc_pause import paused_gc
-from cogeval.data.json_limits import check_json, loads
-from cogeval.data.records import FORMAT, VERSION
+from cogeval.data.json_limits import MAX_CASE_DEPTH, check_json, loads, text_depth
+from cogeval.data.records import FORMAT, VERSION, Json, ResultRecord, check_cases_read_from_text
 from cogeval.data.run import EvalRun
 from cogeval.errors import InputError, RunFileError
 
@@ -52,16 +57,56 @@ def load_run(path: str | os.PathLike[str]) -> EvalRun:
     except FileNotFoundError:
         raise FileNotFoundError(errno.ENOENT, "run file not found", str(path)) from None
     with paused_gc():
-        try:
-            data = loads(raw.decode("utf-8-sig"), f"{where} is invalid", error=RunFileError)
-        except UnicodeDecodeError as error:
-            raise RunFileError(f"{where} is not UTF-8 text ({error.reason} at byte {error.start})") from None
-        except json.JSONDecodeError as error:
-            raise RunFileError(
-                f"{where} is not valid JSON: line {error.lineno} column {error.colno}: {error.msg}"
-            ) from None
-        del raw
-        return _validated(data, where)
+        return run_from_text(raw, where) or _read_carefully(raw, where)
+
+
+def _read_carefully(raw: bytes, where: str) -> EvalRun:
+    """The run in a file's bytes, parsed by :func:`~cogeval.data.json_limits.loads` and validated in Python:
+    every problem named."""
+    try:
+        data = loads(raw.decode("utf-8-sig"), f"{where} is invalid", error=RunFileError)
+    except UnicodeDecodeError as error:
+        raise RunFileError(f"{where} is not UTF-8 text ({error.reason} at byte {error.start})") from None
+    except json.JSONDecodeError as error:
+        raise RunFileError(f"{where} is not valid JSON: line {error.lineno} column {error.colno}: {error.msg}") from None
+    del raw
+    return _validated(data, where)
+
+
+class _RunText(BaseModel):
+    """A run file read from its text by pydantic-core: the results as records, the rest as parsed."""
+
+    model_config = ConfigDict(extra="allow", cache_strings="keys")  # values are mostly distinct: caching them costs
+    __pydantic_extra__: dict[str, Json] = Field(init=False)
+    results: list[ResultRecord] = Field(default_factory=list)
+
+
+_SHALLOW = MAX_CASE_DEPTH + 4
+"""The deepest text the fast path reads: a case's fields start at level 5 (the file, ``results``, a result,
+``case``), so within it no case field breaks its limit, no value is cut and the file keeps its own limit."""
+
+
+def run_from_text(raw: bytes, where: str) -> EvalRun | None:
+    """The run in a run file's bytes, read by pydantic-core from the text with no Python call per value;
+    ``None`` when the careful path must read it: to name a problem (a limit broken, a field wrong, a case that
+    breaks a rule, JSON that is no run), or to convert what only it converts (cogeval's files from before the
+    format). Where both read a file, they give equal runs (``benchmarks/README.md``, "Run files", has the speed)."""
+    raw = raw.removeprefix(codecs.BOM_UTF8)
+    if text_depth(raw) > _SHALLOW:
+        return None
+    try:
+        document = _RunText.model_validate_json(raw)
+        results = document.results
+        check_cases_read_from_text(list(map(attrgetter("case"), results)))
+        header = document.__pydantic_extra__
+        _check_format(where, header)
+        if before_the_format(header):  # durations in seconds, to be made milliseconds
+            return None
+        if not all(map(operator.contains, map(attrgetter("model_fields_set"), results), repeat("occurrence"))):
+            results = number_repeats(results)
+        return EvalRun.model_validate({**from_file(header), "results": results})
+    except ValueError:  # a ValidationError or InputError: the careful path names it
+        return None
 
 
 def as_run(run: Any, name: str = "run") -> EvalRun:

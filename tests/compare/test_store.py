@@ -302,8 +302,8 @@ def test_listing_again_reads_only_changed_files(tmp_path, monkeypatch):
     store.save(frame_run([1.0, 1.0], name="b", started_at="2026-01-02T00:00:00Z"))
     assert [s["name"] for s in store.list()] == ["b", "a"]
     reads = []
-    real = store_module.run_from_json
-    monkeypatch.setattr(store_module, "run_from_json", lambda data, where: reads.append(where) or real(data, where))
+    real = store_module._run_in
+    monkeypatch.setattr(store_module, "_run_in", lambda path: reads.append(f"run file '{path}'") or real(path))
     listed = store.list()
     assert [s["name"] for s in listed] == ["b", "a"] and reads == []
     listed[0]["metrics"]["quality"] = -1  # a caller's change does not leak into the store's memory

@@ -154,6 +154,30 @@ def test_the_collector_is_paused_and_given_back():
         gc.enable()
 
 
+def test_what_was_made_while_paused_leaves_the_youngest_generation_unexamined():
+    gc.collect()
+    with paused_gc():
+        made = [[i] for i in range(100_000)]
+    assert gc.get_count()[0] < 1_000, "the young generation does not hold the 100,000 lists"
+    assert not any(item is made[0] for item in gc.get_objects(generation=0))
+    assert any(item is made[0] for item in gc.get_objects(generation=2))
+    garbage = [[]]
+    garbage[0].append(garbage)  # a cycle, made after
+    del garbage
+    assert gc.collect() >= 1, "the collector still finds cycles"
+
+
+def test_objects_someone_froze_stay_frozen():
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with paused_gc():
+            [[i] for i in range(1_000)]
+        assert gc.get_freeze_count() >= frozen
+    finally:
+        gc.unfreeze()
+
+
 # -- the fast paths still refuse what they refused, with the same words --------------------------------
 
 
