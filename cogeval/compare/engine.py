@@ -13,8 +13,9 @@ Cohen's d_z; the verdict against the margin, with TOST for ``equivalent``;
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,18 @@ from cogeval import _columns as col
 from cogeval._check import check_choice, check_probability, check_seed, describe
 from cogeval._text import as_text
 from cogeval.compare.paired import PairedTest, agreeing_interval, inverted_interval, noise_floor, paired_test
-from cogeval.compare.pairing import CASE_ERROR, check_scores, joint_codes, metrics_of, pair_scores
+from cogeval.compare.pairing import (
+    CASE_ERROR,
+    REQUIRED,
+    SCORED,
+    UnitCodes,
+    check_scores,
+    metrics_of,
+    pair_units,
+    unit_codes,
+    unit_ids,
+    unit_values,
+)
 from cogeval.compare.result import MetricComparison, RunComparison, RunInfo
 from cogeval.compare.verdicts import check_decide_on, check_margins, equivalent, overall, power, verdict, winner
 from cogeval.errors import InputError
@@ -42,6 +54,11 @@ _MIN_DISCORDANT = 10
 
 CHANGES_COLUMNS = [*col.CHANGES_COLUMNS, col.OCCURRENCE]
 """The ``changes`` table: the DESIGN §2 columns, then ``occurrence`` (which copy of a repeated case)."""
+
+_Describe = Callable[[pd.MultiIndex], dict[str, np.ndarray]]
+"""What ``changes`` shows of some units (a ``(case_key, occurrence)`` MultiIndex, coded as the tables' units):
+``input`` (any value, shown as text), then any further columns, each an object array with one value per unit."""
+
 
 def _select_metrics(
     base_metrics: list[str], head_metrics: list[str], requested: Iterable[str] | None
@@ -96,10 +113,11 @@ def compare_scores(
     decide_on: Iterable[str] | None = None,
     informing: Iterable[str] = (),
     margins: Mapping[str, float] | None = None,
-    inputs: Mapping[str, Any] | None = None,
+    inputs: Mapping[str, Any] | _Describe | None = None,
     base_info: RunInfo | None = None,
     head_info: RunInfo | None = None,
     warnings: Sequence[str] = (),
+    units: Sequence[UnitCodes] | None = None,
 ) -> RunComparison:
     """Compare ``head`` against ``base``, metric by metric, on the cases both ran.
 
@@ -110,13 +128,19 @@ def compare_scores(
     ``decide_on`` names the metrics that decide the verdict (None: every
     compared metric not in ``informing``), the others only inform; ``margins`` maps a metric to the
     smallest difference that matters (metric units); ``inputs`` maps case keys
-    to inputs for the ``changes`` table; ``warnings`` are the caller's
+    to inputs for the ``changes`` table, or is a function of units (a ``(case_key,
+    occurrence)`` MultiIndex) giving the columns ``changes`` shows of them: ``input``,
+    then any further ones (``compare_runs``: trace ids, prompt versions, metadata); ``warnings`` are the caller's
     run-level warnings, to which the metric-level ones are appended. ``test``
     (``"t"`` or ``"wilcoxon"``) is used for non-binary metrics. ``seed``
     (None, an integer >= 0 or a numpy Generator, the one seed rule) is
     recorded with the result; the comparison itself draws nothing at random,
     so a Generator is accepted, left untouched and recorded as None (it has
-    no number a run file or report could show).
+    no number a run file or report could show). ``units``: the tables' rows'
+    units, when known (:func:`~cogeval.compare.pairing.unit_codes` of both
+    tables at once, or codes over shared levels, as ``compare_runs`` makes them
+    from its results): then no case key is hashed, and the tables need only
+    ``metric``, ``score`` and ``case_error``.
     See ``docs/comparing.md``.
 
     >>> rows = lambda scores: pd.DataFrame({"run_id": "r", "case_key": list("abcdef"), "occurrence": 0,
@@ -130,14 +154,16 @@ def compare_scores(
     >>> m.n_improved, m.n_regressed, m.improved["case_key"].tolist(), m.regressed["case_key"].tolist()
     (4, 1, ['a', 'b', 'c', 'd'], ['f'])
     """
-    base = check_scores("base", base)
-    head = check_scores("head", head)
+    required = REQUIRED if units is None else SCORED
+    base = check_scores("base", base, required)
+    head = check_scores("head", head, required)
+    codes = unit_codes(base, head) if units is None else units
+    describe = inputs if callable(inputs) else _by_key({} if inputs is None else inputs)
     alpha = check_probability("alpha", alpha, open_interval=True)
     test = check_choice("test", test, TESTS)
     seed = check_seed("seed", seed)
     if isinstance(seed, np.random.Generator):
         seed = None
-    inputs = {} if inputs is None else inputs
 
     names, notes = _select_metrics(metrics_of(base), metrics_of(head), metrics)
     explicit = metrics is not None
@@ -147,7 +173,7 @@ def compare_scores(
     margins = check_margins(margins, names)
     if alpha >= 0.5 and any(margins.values()):
         raise InputError(f"margins need alpha below 0.5: equivalence is shown by a 1 - 2·alpha interval; got alpha={alpha:g}")
-    pairing = pair_scores(base, head, directions=directions)
+    pairing = pair_units(*(unit_values(frame, directions, coded) for frame, coded in zip((base, head), codes)))
     one_sided = pairing.base_errored != pairing.head_errored
     both_failed = pairing.base_errored & pairing.head_errored
 
@@ -155,7 +181,7 @@ def compare_scores(
     tests: dict[str, PairedTest] = {}
     changed: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]] = []
     counts: dict[str, tuple[int, int]] = {}
-    failed_trials = [_unscored_trials(frame, pairing.units, names) for frame in (base, head)]
+    failed_trials = [_unscored_trials(frame, coded, pairing.units, names) for frame, coded in zip((base, head), codes)]
     for j, name in enumerate(names):
         up = directions[name]
         b_all, h_all = pairing.base[name].to_numpy(), pairing.head[name].to_numpy()
@@ -236,10 +262,10 @@ def compare_scores(
         winner="head" if heads > bases else "base" if bases > heads else "tie",
         metrics=results,
         matched=len(pairing.units),
-        added=_unpaired(pairing.added, inputs),
-        removed=_unpaired(pairing.removed, inputs),
+        added=_unpaired(pairing.added, describe),
+        removed=_unpaired(pairing.removed, describe),
         warnings=[*warnings, *notes],
-        changes=_changes(pairing.units, pairing.base, pairing.head, changed, inputs),
+        changes=_changes(pairing.units, pairing.base, pairing.head, changed, describe),
         alpha=alpha,
         seed=seed,
         verdict=overall([m.verdict for m in deciders]),
@@ -263,16 +289,16 @@ def _power_warnings(metrics: Iterable[MetricComparison], tests: Mapping[str, Pai
     return notes
 
 
-def _unscored_trials(frame: pd.DataFrame, units: pd.MultiIndex, names: list[str]) -> np.ndarray:
-    """Per unit of ``units`` × metric of ``names``: the trials whose score is missing although the target
-    answered (the scorer failed)."""
+def _unscored_trials(frame: pd.DataFrame, codes: UnitCodes, units: pd.MultiIndex, names: list[str]) -> np.ndarray:
+    """Per unit of ``units`` (coded as ``codes``) × metric of ``names``: the trials whose score is missing although
+    the target answered (the scorer failed)."""
     counts = np.zeros((len(units), len(names)), dtype=np.int64)
-    rows = frame[frame[col.SCORE].isna().to_numpy() & ~frame[CASE_ERROR].fillna(False).to_numpy(dtype=bool)]
-    if len(rows) == 0:
+    failed = frame[CASE_ERROR].fillna(False).to_numpy(dtype=bool)
+    unscored = np.flatnonzero(frame[col.SCORE].isna().to_numpy() & ~failed)
+    if len(unscored) == 0:
         return counts
-    row_ids, unit_ids = joint_codes([rows, units.to_frame(index=False)], [col.CASE_KEY, col.OCCURRENCE])
-    unit = pd.Index(unit_ids).get_indexer(row_ids)
-    metric = pd.Index(names).get_indexer(pd.Index(rows[col.METRIC]))
+    unit = pd.Index(unit_ids(units)).get_indexer(codes.ids[unscored])
+    metric = pd.Index(names).get_indexer(pd.Index(frame[col.METRIC].iloc[unscored]))
     keep = (unit >= 0) & (metric >= 0)
     np.add.at(counts, (unit[keep], metric[keep]), 1)
     return counts
@@ -290,14 +316,30 @@ _UNPAIRED_COLUMNS = [col.CASE_KEY, col.OCCURRENCE, col.INPUT]
 """The ``added`` and ``removed`` tables: one row per unit only one run has."""
 
 
-def _unpaired(units: pd.MultiIndex, inputs: Mapping[str, Any]) -> pd.DataFrame:
+def _unpaired(units: pd.MultiIndex, describe: _Describe) -> pd.DataFrame:
     """The units only one run has, in that run's order, with their inputs as in ``changes``."""
-    keys = [str(k) for k in units.get_level_values(0)]
     return pd.DataFrame({
-        col.CASE_KEY: pd.Series(keys, dtype=object),
+        col.CASE_KEY: pd.Series([str(k) for k in units.get_level_values(0)], dtype=object),
         col.OCCURRENCE: pd.Series(units.get_level_values(1).to_numpy(), dtype="int64"),
-        col.INPUT: pd.Series([None if inputs.get(k) is None else as_text(inputs.get(k)) for k in keys], dtype=object),
+        col.INPUT: pd.Series(_texts(describe(units)[col.INPUT]), dtype=object),
     }, columns=_UNPAIRED_COLUMNS)
+
+
+def _by_key(inputs: Mapping[str, Any]) -> _Describe:
+    """The :data:`_Describe` of ``inputs``, a mapping of case keys to inputs."""
+    def describe(units: pd.MultiIndex) -> dict[str, np.ndarray]:
+        keys = units.get_level_values(0)
+        return {col.INPUT: np.fromiter(map(inputs.get, keys), dtype=object, count=len(keys))}
+    return describe
+
+
+def _texts(values: np.ndarray) -> np.ndarray:
+    """Each value as :func:`as_text` shows it, None kept: text as it is, any other value one by one."""
+    texts = values.copy()
+    text = np.fromiter(map(isinstance, values, itertools.repeat(str)), dtype=bool, count=len(values))
+    for i in np.flatnonzero(~text):
+        texts[i] = None if values[i] is None else as_text(values[i])
+    return texts
 
 
 def _changes(
@@ -305,37 +347,55 @@ def _changes(
     base: pd.DataFrame,
     head: pd.DataFrame,
     changed: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]],
-    inputs: Mapping[str, Any],
+    describe: _Describe,
 ) -> pd.DataFrame:
-    """The changes table: one row per unit × metric that moved, largest |delta| first.
+    """The changes table: one row per unit × metric that moved, largest |delta| first, then the further columns
+    of ``describe``.
 
     Ties in |delta| (rounded to 9 decimals) keep metric order (as compared), then unit order (base order).
     """
     if not changed:
-        return pd.DataFrame({c: pd.Series(dtype=float if c in (col.BASE, col.HEAD, col.DELTA) else object)
-                             for c in CHANGES_COLUMNS})
-    position = np.concatenate([p for _, p, _, _ in changed])
+        frame = pd.DataFrame({c: pd.Series(dtype=float if c in (col.BASE, col.HEAD, col.DELTA) else object)
+                              for c in CHANGES_COLUMNS})
+        return _described(frame, describe(units[:0]), np.array([], dtype=np.intp))
     delta = np.concatenate([d for _, _, d, _ in changed])
-    better = np.concatenate([g for _, _, _, g in changed])
-    metric = np.concatenate([np.full(len(p), name, dtype=object) for name, p, _, _ in changed])
-    base_value = np.concatenate([base[name].to_numpy()[p] for name, p, _, _ in changed])
-    head_value = np.concatenate([head[name].to_numpy()[p] for name, p, _, _ in changed])
-    size = np.round(np.abs(delta), 9)  # float noise (0.9 - 1.3 vs 0.8 - 1.2) must not decide the order
-    # The rows come in metric order, then unit order, so a stable sort on -size keeps those ties in place.
-    order = np.argsort(-size, kind="stable")
-    position = position[order]
+    # |delta| rounded: float noise (0.9 - 1.3 vs 0.8 - 1.2) must not decide the order. The rows come in metric
+    # order, then unit order, so a stable sort keeps those ties in place. Each column is made in that order.
+    order = np.argsort(-np.round(np.abs(delta), 9), kind="stable")
+
+    def ordered(parts: Iterable[np.ndarray]) -> np.ndarray:
+        return np.concatenate(list(parts))[order]
+
+    delta = delta[order]
+    position = ordered(p for _, p, _, _ in changed)
+    better = ordered(g for _, _, _, g in changed)
+    metric = ordered(np.full(len(p), j) for j, (_, p, _, _) in enumerate(changed))
+    base_value = ordered(base[name].to_numpy()[p] for name, p, _, _ in changed)
+    head_value = ordered(head[name].to_numpy()[p] for name, p, _, _ in changed)
     keys = units.get_level_values(0).to_numpy(dtype=object)
     moved = np.zeros(len(units), dtype=bool)
     moved[position] = True
-    shown = np.full(len(units), None, dtype=object)
-    shown[moved] = [None if inputs.get(k) is None else as_text(inputs.get(k)) for k in keys[moved]]
+    described = describe(units[moved])
+    row = (np.cumsum(moved) - 1)[position]  # each row's unit among the moved ones
     # Text stays Python objects: no conversion to Arrow strings, which refuse a lone surrogate of user text.
-    text = {col.CASE_KEY: keys[position], col.INPUT: shown[position], col.METRIC: metric[order],
-            col.DIRECTION: np.array(["regressed", "improved"], dtype=object)[better[order].astype(int)]}
-    return pd.DataFrame({
-        **{name: pd.Series(values, dtype=object) for name, values in text.items()},
-        col.BASE: base_value[order],
-        col.HEAD: head_value[order],
-        col.DELTA: delta[order],
+    text = {col.CASE_KEY: keys[position], col.INPUT: _texts(described[col.INPUT])[row],
+            col.METRIC: np.array([name for name, *_ in changed], dtype=object)[metric],
+            col.DIRECTION: np.array(["regressed", "improved"], dtype=object)[better.astype(int)]}
+    frame = pd.DataFrame({  # of arrays made here: none is copied
+        **{name: pd.Series(values, dtype=object, copy=False) for name, values in text.items()},
+        col.BASE: base_value,
+        col.HEAD: head_value,
+        col.DELTA: delta,
         col.OCCURRENCE: units.get_level_values(1).to_numpy()[position],
-    }, columns=CHANGES_COLUMNS)
+    }, columns=CHANGES_COLUMNS, copy=False)
+    return _described(frame, described, row)
+
+
+def _described(frame: pd.DataFrame, described: dict[str, np.ndarray], row: np.ndarray) -> pd.DataFrame:
+    """``frame`` with the further columns of ``described`` (all but ``input``) at each row's unit ``row``, each
+    typed as pandas types any column of objects it is given (text of strings and None: Arrow strings)."""
+    for name, values in described.items():
+        if name != col.INPUT:
+            typed = pd.Series(values, copy=False)  # typed once per unit, then taken for each row
+            frame[name] = pd.Series(typed.array.take(row), dtype=typed.dtype, copy=False)
+    return frame

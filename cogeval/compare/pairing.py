@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -42,7 +42,10 @@ CASE_ERROR = "case_error"
 """Boolean column of a score table: the target failed on this case and trial."""
 
 _UNIT = [col.CASE_KEY, col.OCCURRENCE]
-_REQUIRED = (col.CASE_KEY, col.OCCURRENCE, col.TRIAL, col.METRIC, col.SCORE, CASE_ERROR)
+REQUIRED = (col.CASE_KEY, col.OCCURRENCE, col.TRIAL, col.METRIC, col.SCORE, CASE_ERROR)
+"""The columns of a score table."""
+SCORED = (col.METRIC, col.SCORE, CASE_ERROR)
+"""The columns of a score table whose rows' units are given as :class:`UnitCodes`."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,15 +68,15 @@ class Pairing:
     removed: pd.MultiIndex
 
 
-def check_scores(name: str, frame: object) -> pd.DataFrame:
-    """Refuse anything but a DataFrame with the score-table columns plus ``case_error``."""
+def check_scores(name: str, frame: object, required: Sequence[str] = REQUIRED) -> pd.DataFrame:
+    """Refuse anything but a DataFrame with the ``required`` columns (the score-table columns plus ``case_error``)."""
     if not isinstance(frame, pd.DataFrame):
         raise InputError(f"{name} must be a pandas DataFrame of scores; got {type(frame).__name__}")
-    missing = [c for c in _REQUIRED if c not in frame.columns]
+    missing = [c for c in required if c not in frame.columns]
     if missing:
         raise InputError(
             f"{name} is missing the column(s) {', '.join(missing)}; a score table needs "
-            f"{', '.join(_REQUIRED)} (it has: {', '.join(map(str, frame.columns))})"
+            f"{', '.join(required)} (it has: {', '.join(map(str, frame.columns))})"
         )
     try:
         frame[col.SCORE].astype(float)
@@ -139,13 +142,13 @@ def _ordered_sums(code: np.ndarray, value: np.ndarray, groups: int) -> np.ndarra
     return sums
 
 
-def joint_codes(frames: Sequence[pd.DataFrame], columns: Sequence[str]) -> list[np.ndarray]:
+def _joint_codes(frames: Sequence[pd.DataFrame], columns: Sequence[str]) -> list[np.ndarray]:
     """One int64 code per row of each frame for its values in ``columns``: rows with equal values get equal codes,
     across all the frames, numbered in order of first appearance (hashing, no Python per row; NaN is a value).
 
     >>> a = pd.DataFrame({"case_key": ["x", "y", "x"], "occurrence": [0, 0, 1]})
     >>> b = pd.DataFrame({"case_key": ["x", "z"], "occurrence": [1, 0]})
-    >>> [codes.tolist() for codes in joint_codes([a, b], ["case_key", "occurrence"])]
+    >>> [codes.tolist() for codes in _joint_codes([a, b], ["case_key", "occurrence"])]
     [[0, 1, 2], [2, 3]]
     """
     sizes = [len(frame) for frame in frames]
@@ -159,19 +162,74 @@ def joint_codes(frames: Sequence[pd.DataFrame], columns: Sequence[str]) -> list[
     return np.split(code.astype(np.int64), np.cumsum(sizes)[:-1])
 
 
+class UnitCodes(NamedTuple):
+    """Each row's unit as one number: ``(key + 1) × (len(occurrences) + 1) + occurrence + 1`` for its codes in
+    ``keys`` and ``occurrences`` (code -1: a missing value).
+
+    Tables coded over the same ``keys`` and ``occurrences`` (:func:`unit_codes` of them all at once) pair on
+    these numbers alone, with no hashing of case keys.
+    """
+
+    ids: np.ndarray
+    keys: pd.Index
+    occurrences: pd.Index
+
+    def key(self) -> np.ndarray:
+        """Each row's code in ``keys``."""
+        return self.ids // (len(self.occurrences) + 1) - 1
+
+    def take(self, rows: np.ndarray) -> UnitCodes:
+        """The codes of ``rows`` (positions)."""
+        return self._replace(ids=self.ids[rows])
+
+
+def unit_codes(*frames: pd.DataFrame) -> list[UnitCodes]:
+    """The :class:`UnitCodes` of each frame's rows over the case keys and occurrences of all the frames, each
+    numbered in order of first appearance.
+
+    >>> a = pd.DataFrame({"case_key": ["x", "y", "x"], "occurrence": [0, 0, 1]})
+    >>> codes = unit_codes(a, pd.DataFrame({"case_key": ["z", "x"], "occurrence": [0, 1]}))
+    >>> [c.ids.tolist() for c in codes], [c.key().tolist() for c in codes], codes[0].keys.tolist()
+    ([[4, 7, 5], [10, 5]], [[0, 1, 0], [2, 0]], ['x', 'y', 'z'])
+    """
+    def factorized(column: str) -> tuple[np.ndarray, pd.Index]:
+        values = frames[0][column] if len(frames) == 1 else pd.concat([f[column] for f in frames], ignore_index=True)
+        return pd.factorize(values)
+
+    bounds = np.cumsum([len(frame) for frame in frames])[:-1]
+    (key, keys), (occurrence, occurrences) = (factorized(column) for column in _UNIT)
+    return [UnitCodes(ids, keys, occurrences) for ids in np.split(_ids(key, occurrence, occurrences), bounds)]
+
+
+def unit_ids(units: pd.MultiIndex) -> np.ndarray:
+    """One number per unit of ``units`` (a MultiIndex over :class:`UnitCodes`' levels): its rows' ``ids``."""
+    return _ids(units.codes[0], units.codes[1], units.levels[1])
+
+
+def _ids(key: np.ndarray, occurrence: np.ndarray, occurrences: pd.Index) -> np.ndarray:
+    """``(key, occurrence)`` codes (-1: missing) as one number: below (keys + 1) × (occurrences + 1), no overflow."""
+    width = len(occurrences) + 1
+    return (key.astype(np.int64) + 1) * width + occurrence.astype(np.int64) + 1
+
+
 UnitValues = tuple[pd.MultiIndex, pd.DataFrame, pd.Series]
 """A run's units, its ``units × metrics`` values and its errored flags (:func:`unit_values`)."""
 
 
-def unit_values(frame: pd.DataFrame, directions: Mapping[str, bool]) -> UnitValues:
-    """One run's units (first-appearance order), its ``units × metrics`` values and errored flags."""
+def unit_values(frame: pd.DataFrame, directions: Mapping[str, bool], codes: UnitCodes | None = None) -> UnitValues:
+    """One run's units (first-appearance order), its ``units × metrics`` values and errored flags.
+
+    ``codes``: the rows' units (:func:`unit_codes`), when known; they alone are read, not ``case_key`` and
+    ``occurrence``.
+    """
     failed = frame[CASE_ERROR].fillna(False).to_numpy(dtype=bool)
-    (key, keys), (occurrence, occurrences) = (pd.factorize(frame[c]) for c in _UNIT)  # NaN: code -1
-    # Each row's (key, occurrence) as one number, then the units numbered in order of first appearance.
-    unit, pairs = pd.factorize((key + 1) * (len(occurrences) + 1) + occurrence + 1)
-    levels: list[Any] = [keys, occurrences]
-    codes: list[Any] = [pairs // (len(occurrences) + 1) - 1, pairs % (len(occurrences) + 1) - 1]
-    units = pd.MultiIndex(levels=levels, codes=codes, names=_UNIT, verify_integrity=False)
+    codes = unit_codes(frame)[0] if codes is None else codes
+    # The units numbered in order of first appearance, each made of its (key, occurrence) codes again.
+    unit, ids = pd.factorize(codes.ids)
+    width = len(codes.occurrences) + 1
+    levels: list[Any] = [codes.keys, codes.occurrences]
+    pairs: list[Any] = [ids // width - 1, ids % width - 1]
+    units = pd.MultiIndex(levels=levels, codes=pairs, names=_UNIT, verify_integrity=False)
     errored = np.bincount(unit, weights=~failed, minlength=len(units)) == 0
 
     names = list(directions)
@@ -199,14 +257,15 @@ def pair_scores(base: pd.DataFrame, head: pd.DataFrame, *, directions: Mapping[s
     """
     base = check_scores("base", base)
     head = check_scores("head", head)
-    return pair_units(unit_values(base, directions), unit_values(head, directions))
+    base_codes, head_codes = unit_codes(base, head)
+    return pair_units(unit_values(base, directions, base_codes), unit_values(head, directions, head_codes))
 
 
 def pair_units(base: UnitValues, head: UnitValues) -> Pairing:
     """Pair two runs' :func:`unit_values` (as :func:`pair_scores` does), e.g. when one run meets many others."""
     base_units, base_wide, base_errored = base
     head_units, head_wide, head_errored = head
-    base_ids, head_ids = joint_codes([base_units.to_frame(index=False), head_units.to_frame(index=False)], _UNIT)
+    base_ids, head_ids = _paired_ids(base_units, head_units)
     where = pd.Index(head_ids).get_indexer(base_ids)  # each base unit's position in head, -1 when head lacks it
     in_head = where >= 0
     units = base_units[in_head]
@@ -227,3 +286,11 @@ def pair_units(base: UnitValues, head: UnitValues) -> Pairing:
         added=head_units[~pd.Index(head_ids).isin(base_ids)],
         removed=base_units[~in_head],
     )
+
+
+def _paired_ids(base: pd.MultiIndex, head: pd.MultiIndex) -> list[np.ndarray]:
+    """One number per unit of ``base`` and of ``head``, equal for equal units: their :func:`unit_ids` when both
+    have the same levels (units of tables coded at once), else their values' :func:`_joint_codes`."""
+    if all(mine.equals(theirs) for mine, theirs in zip(base.levels, head.levels)):
+        return [unit_ids(base), unit_ids(head)]
+    return _joint_codes([base.to_frame(index=False), head.to_frame(index=False)], _UNIT)

@@ -14,7 +14,9 @@ from __future__ import annotations
 import collections
 import dataclasses
 import hashlib
+import itertools
 import math
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -23,9 +25,17 @@ import pandas as pd
 
 from cogeval import _columns as col
 from cogeval.compare.engine import compare_scores
-from cogeval.compare.pairing import joint_codes, metrics_of
+from cogeval.compare.pairing import (
+    CASE_ERROR,
+    UnitCodes,
+    metrics_of,
+    pair_units,
+    unit_codes,
+    unit_ids,
+    unit_values,
+)
 from cogeval.compare.result import RunComparison, RunInfo
-from cogeval.compare.slices import compare_slices, slice_labels, slice_warnings
+from cogeval.compare.slices import slice_labels, slice_table, slice_warnings
 from cogeval.data import Case, EvalRun
 from cogeval.data.gc_pause import paused_gc
 from cogeval.data.runfile import as_run
@@ -71,32 +81,50 @@ def score_frame(run: EvalRun, results: pd.DataFrame | None = None) -> pd.DataFra
     ``result_columns("run_id", "case_key", "occurrence", "trial", "error", ...)``, when already made (a run
     with statistical metrics reads its whole ``results_frame`` instead).
     """
-    ident = [col.CASE_KEY, col.OCCURRENCE, col.TRIAL]
     # The whole results table only for statistical metrics, whose built-ins read durations and usage.
     if run.config.statistical_metrics:
         results = run.results_frame
     elif results is None:
         results = run.result_columns(*_IDENT_COLUMNS)
-    frames = [run.scores]
+    scores, result = _score_rows(run, results, [col.METRIC, col.SCORE, col.ERROR])
+    ids = {name: pd.Series(results[name].to_numpy()[result], dtype=results[name].dtype, copy=False)
+           for name in (col.RUN_ID, col.CASE_KEY, col.OCCURRENCE, col.TRIAL)}
+    return pd.concat([pd.DataFrame(ids, copy=False), scores], axis=1)
+
+
+def _score_rows(run: EvalRun, results: pd.DataFrame, fields: Sequence[str]) -> tuple[pd.DataFrame, np.ndarray]:
+    """The rows of :func:`score_frame` with only the named score ``fields`` (``metric``, ``score``, ``error``) and
+    ``case_error``, and each row's result: its position in ``results`` (the run's results table, with ``error``
+    and, for a statistical metric, what its values are read from)."""
+    def rows(count: int, metric: str | None, scores: Any) -> pd.DataFrame:
+        values = {col.METRIC: _filled(count, metric), col.SCORE: pd.Series(scores, dtype=float),
+                  col.ERROR: _filled(count, None)}
+        return pd.DataFrame({name: values[name] for name in fields}, index=pd.RangeIndex(count))
+
+    scores, result = run._score_columns(*fields)
+    frames, results_of = [scores], [result]
     for metric in run.config.statistical_metrics:
         values = statistical_values(run, metric.name, results)
         if values is not None:
-            frames.append(results[[col.RUN_ID, col.CASE_KEY, col.OCCURRENCE, col.TRIAL]].assign(
-                **{col.METRIC: metric.name, col.SCORE: pd.Series(values, index=results.index, dtype=float),
-                   col.ERROR: None}))
+            frames.append(rows(len(results), metric.name, values))
+            results_of.append(np.arange(len(results)))
     # A result without any score (a failed case written with "scores": []) still ran: keep its unit,
     # with no metric, so it is paired (and its failure counted) rather than taken for a missing case.
-    scores = pd.concat(frames, ignore_index=True)
-    result_ids, score_ids = joint_codes([results, scores], ident)
-    bare = ~pd.Index(result_ids).isin(score_ids)
-    failed = results[col.ERROR].notna().to_numpy()
-    if bare.any():
-        scores = pd.concat([scores, results.loc[bare, [col.RUN_ID, *ident]].assign(
-            **{col.METRIC: None, col.SCORE: float("nan"), col.ERROR: None})], ignore_index=True)
-    # Each score row's result (one per identity: EvalRun refuses two), then the bare results.
-    row_result = np.concatenate([pd.Index(result_ids).get_indexer(score_ids), np.flatnonzero(bare)])
-    scores["case_error"] = failed[row_result]
-    return scores
+    bare = np.flatnonzero(np.bincount(np.concatenate(results_of), minlength=len(results)) == 0)
+    if len(bare):
+        frames.append(rows(len(bare), None, np.full(len(bare), math.nan)))
+        results_of.append(bare)
+    result = np.concatenate(results_of)
+    frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else scores
+    frame[CASE_ERROR] = results[col.ERROR].notna().to_numpy()[result]
+    return frame, result
+
+
+def _filled(count: int, value: Any) -> np.ndarray:
+    """An object array holding ``value`` itself ``count`` times (``np.full`` would make a new string for each)."""
+    array = np.empty(count, dtype=object)
+    array[:] = value
+    return array
 
 
 @paused_gc()  # tables of millions of rows from runs of millions of objects: see cogeval.data.gc_pause
@@ -137,8 +165,11 @@ def compare_runs(
     are not comparable or the comparison can say little (see ``docs/comparing.md``).
     """
     base_run, head_run = as_run(base, "base"), as_run(head, "head")
-    base_table, head_table = (run.result_columns(*_IDENT_COLUMNS, *_RESULT_COLUMNS) for run in (base_run, head_run))
-    base_scores, head_scores = score_frame(base_run, base_table), score_frame(head_run, head_table)
+    results = _Results(base_run, head_run)
+    # Each score row knows its result, so its unit is its result's: no case key is hashed per score.
+    (base_scores, base_codes), (head_scores, head_codes) = (
+        _compared_scores(*sides) for sides in zip(results.runs, results.tables, results.codes))
+    codes = [base_codes, head_codes]
     # A scored metric without a config entry (a hand-written file) is higher-is-better, as MetricRecord's default.
     scored = dict.fromkeys([*metrics_of(base_scores), *metrics_of(head_scores)], True)
     directions = {**scored, **head_run.directions, **base_run.directions}
@@ -146,55 +177,89 @@ def compare_runs(
     comparison = compare_scores(
         base_scores, head_scores,
         directions=directions, alpha=alpha, test=test, seed=seed, metrics=metrics,
-        decide_on=decide_on, informing=statistical, margins=margins,
-        inputs={**_inputs(head_table), **_inputs(base_table)},
+        decide_on=decide_on, informing=statistical, margins=margins, inputs=results.describe,
         base_info=RunInfo(base_run.run_id, base_run.name, base_run.started_at),
         head_info=RunInfo(head_run.run_id, head_run.name, head_run.started_at),
-        warnings=run_warnings(base_run, head_run),
+        warnings=run_warnings(base_run, head_run), units=codes,
     )
-    comparison = dataclasses.replace(comparison, changes=_with_metadata(comparison.changes, base_table, head_table))
     if by is None:
         return comparison
     compared = {name: m.higher_is_better for name, m in comparison.metrics.items()}
-    table = compare_slices(base_scores, head_scores, slice_labels(by, base_run, head_run), directions=compared,
-                           deciding=set(comparison.decide_on), margins=comparison.margins, alpha=comparison.alpha,
-                           test=test)
+    pairing = pair_units(*(unit_values(frame, compared, coded)
+                           for frame, coded in zip((base_scores, head_scores), codes)))
+    table = slice_table(pairing, results.labels(by, pairing.units), directions=compared,
+                        deciding=set(comparison.decide_on), margins=comparison.margins, alpha=comparison.alpha,
+                        test=test)
     return dataclasses.replace(comparison, slices=table, by=by if isinstance(by, str) else _name(by),
                                warnings=[*comparison.warnings, *slice_warnings(table)])
+
+
+def _compared_scores(run: EvalRun, results: pd.DataFrame, codes: UnitCodes) -> tuple[pd.DataFrame, UnitCodes]:
+    """The rows of :func:`score_frame` with what a comparison reads of them (``metric``, as categories: a metric's
+    rows are found by codes of a byte; ``score``; ``case_error``), and each row's unit: its result's ``codes``."""
+    frame, result = _score_rows(run, results, [col.METRIC, col.SCORE])
+    code, names = pd.factorize(frame[col.METRIC])  # (astype("category") would first make Arrow strings)
+    frame[col.METRIC] = pd.Categorical.from_codes(code, names)
+    return frame, codes.take(result)
 
 
 _RESULT_COLUMNS = (col.INPUT, col.TURNS, col.METADATA, col.TRACE_ID, "prompt_version")
 """What a comparison reads of each run's results beyond :data:`_IDENT_COLUMNS` and the scores."""
 
 
-def _with_metadata(changes: pd.DataFrame, *tables: pd.DataFrame) -> pd.DataFrame:
-    """``changes`` with ``base_trace_id``, ``head_trace_id``, ``base_prompt_version``, ``head_prompt_version``
-    (each side's first trial of the unit; None where the run has none) and a last ``metadata`` column: each
-    case's metadata (the base run's, else the head's), so a breakdown by topic or difficulty needs no merge.
+class _Results:
+    """Both runs' results, coded by unit over the keys and occurrences of both (:func:`unit_codes`): a unit's
+    results, and so what ``changes`` shows of it and its slice, are found by integers."""
 
-    ``tables`` are the runs' :data:`_IDENT_COLUMNS` and :data:`_RESULT_COLUMNS`; each changed unit's results
-    are found by hashing."""
-    change_codes, *result_codes = joint_codes([changes, *tables], [col.CASE_KEY, col.OCCURRENCE])
-    row_unit, units = pd.factorize(change_codes)  # each change's unit, among the changed units
-    changes = changes.copy()
-    metadata = np.full(len(units), None, dtype=object)
-    unset = np.ones(len(units), dtype=bool)
-    for side, table, codes in zip(("base", "head"), tables, result_codes):
-        lowest = _first(codes, np.argsort(table[col.TRIAL].to_numpy(), kind="stable"), units)
-        changes[f"{side}_trace_id"] = _take(table[col.TRACE_ID], lowest)[row_unit]
-        changes[f"{side}_prompt_version"] = _take(table["prompt_version"], lowest)[row_unit]
-        first = np.where(unset, _first(codes, np.arange(len(codes)), units), -1)
-        metadata[first >= 0] = _take(table[col.METADATA], first)[first >= 0]
-        unset &= first < 0
-    changes[col.METADATA] = metadata[row_unit]
-    return changes
+    def __init__(self, base: EvalRun, head: EvalRun) -> None:
+        self.runs = (base, head)
+        self.tables = tuple(map(_results_table, self.runs))
+        self.codes = unit_codes(*self.tables)
+
+    def describe(self, units: pd.MultiIndex) -> dict[str, np.ndarray]:
+        """What ``changes`` shows of each of ``units`` (coded as :attr:`codes`): the input (or the turns of a
+        multi-turn case) of the first result of its case key, ``base_trace_id``, ``base_prompt_version``,
+        ``head_trace_id``, ``head_prompt_version`` (each run's lowest trial; None where it has none) and a last
+        ``metadata`` column: its case's metadata (the base run's, else the head's), so a breakdown by topic or
+        difficulty needs no merge."""
+        ids = unit_ids(units)
+        by_key = [_first(codes.key(), np.arange(len(codes.ids)), units.codes[0]) for codes in self.codes]
+        inputs, turns = (_either(self.tables, by_key, name) for name in (col.INPUT, col.TURNS))
+        shown = {col.INPUT: np.where(np.equal(inputs, np.array(None, dtype=object)), turns, inputs)}
+        for side, table, codes in zip(("base", "head"), self.tables, self.codes):
+            lowest = _first(codes.ids, np.argsort(table[col.TRIAL].to_numpy(), kind="stable"), ids)
+            shown[f"{side}_trace_id"] = _take(table[col.TRACE_ID], lowest)
+            shown[f"{side}_prompt_version"] = _take(table["prompt_version"], lowest)
+        first = [_first(codes.ids, np.arange(len(codes.ids)), ids) for codes in self.codes]
+        shown[col.METADATA] = _either(self.tables, first, col.METADATA)
+        return shown
+
+    def labels(self, by: Any, units: pd.MultiIndex) -> np.ndarray:
+        """The slice of each of ``units`` (coded as :attr:`codes`): :func:`~cogeval.compare.slices.slice_labels`
+        of the cases of every unit of both runs, the base run's first result of a unit, else the head's."""
+        base_ids, head_ids = (codes.ids for codes in self.codes)
+        firsts = [np.flatnonzero(~pd.Index(base_ids).duplicated()),
+                  np.flatnonzero(~pd.Index(head_ids).duplicated() & ~np.isin(head_ids, base_ids))]
+        labels = slice_labels(by, list(itertools.chain.from_iterable(
+            map(run.results.__getitem__, first) for run, first in zip(self.runs, firsts))))
+        found = pd.Index(np.concatenate([base_ids[firsts[0]], head_ids[firsts[1]]])).get_indexer(unit_ids(units))
+        return labels[found]
 
 
-def _first(codes: np.ndarray, order: np.ndarray, units: np.ndarray) -> np.ndarray:
-    """For each of ``units``: the first position of ``order`` whose code is that unit, -1 when there is none."""
-    ordered = codes[order]
+def _results_table(run: EvalRun) -> pd.DataFrame:
+    """What a comparison reads of each result: :data:`_IDENT_COLUMNS`, :data:`_RESULT_COLUMNS` and, for
+    statistical metrics, whose built-ins read durations and usage, the rest of ``results_frame``."""
+    names = [*_IDENT_COLUMNS, *_RESULT_COLUMNS]
+    if run.config.statistical_metrics:
+        names += [name for name in col.RESULTS_COLUMNS if name not in names]
+    return run.result_columns(*names)
+
+
+def _first(ids: np.ndarray, order: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """For each of ``wanted``: the first position of ``order`` whose id it is, -1 when there is none."""
+    ordered = ids[order]
     keep = ~pd.Index(ordered).duplicated()
-    found = pd.Series(order[keep], index=ordered[keep]).reindex(units, fill_value=-1)
+    found = pd.Series(order[keep], index=ordered[keep]).reindex(wanted, fill_value=-1)
     return found.to_numpy(dtype=np.int64)
 
 
@@ -206,17 +271,14 @@ def _take(column: pd.Series, positions: np.ndarray) -> np.ndarray:
     return out
 
 
+def _either(tables: Sequence[pd.DataFrame], positions: Sequence[np.ndarray], name: str) -> np.ndarray:
+    """The ``name`` value at the base run's position where it has one (``positions[0] >= 0``), else at the head's."""
+    base, head = (_take(table[name], at) for table, at in zip(tables, positions))
+    return np.where(positions[0] >= 0, base, head)
+
+
 def _name(function: Any) -> str:
     return str(getattr(function, "__qualname__", None) or getattr(function, "__name__", None) or repr(function))
-
-
-def _inputs(table: pd.DataFrame) -> dict[str, Any]:
-    """What to show for each case key in ``changes``: the input, or the turns of a multi-turn case (the first
-    result's), from a run's :data:`_IDENT_COLUMNS` and :data:`_RESULT_COLUMNS`."""
-    first = ~table[col.CASE_KEY].duplicated().to_numpy()
-    inputs = table[col.INPUT].to_numpy()
-    shown = np.where(np.equal(inputs, np.array(None, dtype=object)), table[col.TURNS].to_numpy(), inputs)
-    return dict(zip(table[col.CASE_KEY].to_numpy()[first], shown[first]))
 
 
 def run_warnings(base: EvalRun, head: EvalRun) -> list[str]:
@@ -322,10 +384,12 @@ def _prompt_versions(run: EvalRun) -> dict[str, list[Any]]:
     Read from the results (and their turns), so a run that A/B-tested two
     versions of one prompt shows both; ``prompts`` alone keeps one per key.
     """
-    used = [r.prompt for r in run.results] + [t.prompt for r in run.results for t in r.turns or ()]
+    prompt_of = operator.attrgetter("prompt")
+    turns = itertools.chain.from_iterable(filter(None, map(operator.attrgetter("turns"), run.results)))
+    used = itertools.chain(map(prompt_of, run.results), map(prompt_of, turns), run.prompts.values())
     versions: dict[str, dict[tuple[Any, Any], Any]] = {}
-    for prompt in [*used, *run.prompts.values()]:
-        if prompt is not None and prompt.key is not None:
+    for prompt in filter(None, used):  # the results' prompts gathered in C: most runs have few or none
+        if prompt.key is not None:
             versions.setdefault(prompt.key, {}).setdefault((str(prompt.version), str(prompt.version_id)), prompt)
     return {key: list(found.values()) for key, found in versions.items()}
 

@@ -19,8 +19,10 @@ the family.
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Callable, Mapping
+import operator
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -29,9 +31,10 @@ import pandas as pd
 from cogeval import _columns as col
 from cogeval._check import describe
 from cogeval.compare.paired import agreeing_interval, inverted_interval, noise_floor, paired_test
-from cogeval.compare.pairing import pair_scores
+from cogeval.compare.pairing import Pairing, pair_scores
 from cogeval.compare.verdicts import equivalent, verdict
-from cogeval.data import EvalRun, canonical_json
+from cogeval.data import canonical_json
+from cogeval.data.records import ResultRecord
 from cogeval.errors import InputError
 from cogeval.stats import adjust_p_values, holm_levels
 
@@ -65,15 +68,30 @@ def compare_slices(
     keys = pairing.units.get_level_values(0)
     occurrences = pairing.units.get_level_values(1)
     label_of = labels if callable(labels) else (lambda key, _occurrence: labels.get(key))
-    unit_labels = pd.Series([label_of(k, o) for k, o in zip(keys, occurrences)], dtype=object)
-    present = unit_labels[unit_labels.notna()]
-    slices = sorted(pd.unique(present), key=str)
+    unit_labels = np.fromiter(map(label_of, keys, occurrences), dtype=object, count=len(keys))
+    return slice_table(pairing, unit_labels, directions=directions, deciding=deciding, margins=margins, alpha=alpha,
+                       test=test)
+
+
+def slice_table(
+    pairing: Pairing,
+    labels: np.ndarray,
+    *,
+    directions: Mapping[str, bool],
+    deciding: set[str] | None = None,
+    margins: Mapping[str, float] | None = None,
+    alpha: float = 0.05,
+    test: str = "t",
+) -> pd.DataFrame:
+    """:func:`compare_slices` of a pairing whose units' slices are ``labels`` (one per unit of ``pairing.units``)."""
+    code, found = pd.factorize(labels)  # None and NaN: code -1, in no slice
+    slices = sorted(range(len(found)), key=lambda i: str(found[i]))
     deciding = set(directions) if deciding is None else set(deciding)
     margins = dict(margins or {})
     rows, arrays = [], []
     for name in [m for m in directions if m in pairing.base.columns]:
-        for label in slices:
-            mask = (unit_labels == label).to_numpy()
+        for i in slices:
+            label, mask = found[i], code == i
             b_all, h_all = pairing.base[name].to_numpy()[mask], pairing.head[name].to_numpy()[mask]
             keep = ~(np.isnan(b_all) | np.isnan(h_all))
             b, h = b_all[keep], h_all[keep]
@@ -91,28 +109,29 @@ def compare_slices(
     return pd.DataFrame(rows, columns=list(SLICE_COLUMNS))
 
 
-def slice_labels(by: Any, *runs: EvalRun) -> Callable[[str, int], Any]:
-    """Each case's slice, as a function of ``(case_key, occurrence)``: its case's metadata field ``by`` (a
-    string), or ``by(case)`` (a function). The first run that has the case decides; a label that cannot
-    be a dict key (a list...) is its JSON.
+def slice_labels(by: Any, results: Sequence[ResultRecord]) -> np.ndarray:
+    """The slice of each result's case: its metadata field ``by`` (a string), or ``by(case)`` (a function); a
+    label that cannot be a dict key (a list...) is its JSON. ``results``: one per case to label.
     """
     if not isinstance(by, str) and not callable(by):
         raise InputError(f"by must be a case-metadata field name or a function of the case; got {describe(by)}")
-    labels: dict[tuple[str, int], Any] = {}
-    seen_fields: set[str] = set()
-    for run in runs:
-        for result in run.results:
-            unit = (result.case_key, result.occurrence)
-            if unit in labels:
-                continue
-            metadata = result.case.metadata if isinstance(result.case.metadata, dict) else {}
-            seen_fields.update(metadata)
-            label = metadata.get(by) if isinstance(by, str) else by(result.case.to_case())
-            labels[unit] = label if _hashable(label) else canonical_json(label)
-    if isinstance(by, str) and by not in seen_fields:
-        raise InputError(f"by={by!r}: no case of either run has a metadata field {by!r} "
-                         f"(fields seen: {', '.join(sorted(seen_fields)) or 'none'})")
-    return lambda key, occurrence: labels.get((key, occurrence))
+    cases = list(map(operator.attrgetter("case"), results))
+    if callable(by):
+        labels = np.fromiter((by(case.to_case()) for case in cases), dtype=object, count=len(cases))
+    else:
+        found = list(map(operator.attrgetter("metadata"), cases))
+        metadata = [m if isinstance(m, dict) else {} for m in found]
+        if not any(map(operator.contains, metadata, itertools.repeat(by))):
+            seen = set().union(*metadata)
+            raise InputError(f"by={by!r}: no case of either run has a metadata field {by!r} "
+                             f"(fields seen: {', '.join(sorted(seen)) or 'none'})")
+        labels = np.fromiter(map(dict.get, metadata, itertools.repeat(by)), dtype=object, count=len(cases))
+    plain = np.fromiter(map(isinstance, labels, itertools.repeat((str, int, float, type(None)))), dtype=bool,
+                        count=len(labels))
+    for i in np.flatnonzero(~plain):
+        if not _hashable(labels[i]):
+            labels[i] = canonical_json(labels[i])
+    return labels
 
 
 def slice_warnings(table: pd.DataFrame) -> list[str]:

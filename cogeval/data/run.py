@@ -34,11 +34,12 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import itertools
 import json
 import math
 import os
 import pathlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from operator import attrgetter
 from typing import Any, Literal
 
@@ -55,7 +56,7 @@ from cogeval._html import safe_html
 from cogeval.data.case import FIELDS, Case
 from cogeval.data.dataset import Dataset
 from cogeval.data.file_form import to_file
-from cogeval.data.from_frame import check_results, run_data_from_frame
+from cogeval.data.from_frame import check_results, number_repeats, run_data_from_frame
 from cogeval.data.gc_pause import paused_gc
 from cogeval.data.json_limits import MAX_DEPTH
 from cogeval.data.jsonable import jsonable
@@ -105,29 +106,40 @@ _AGGREGATE_COLUMNS = ("mean", "median", "min", "max", "std_dev", "p50", "p95", "
 """The fields of an aggregate, as the columns of :attr:`EvalRun.aggregated_frame` after ``metric`` and ``higher_is_better``."""
 
 
-def _prompt_version(result: ResultRecord) -> Any:
-    """A result's prompt version: its ``version``, else its ``version_id``; None without a prompt."""
-    prompt = result.prompt
+def _version(prompt: PromptRecord | None) -> Any:
+    """A prompt's version: its ``version``, else its ``version_id``; None without a prompt."""
     if prompt is None:
         return None
     return prompt.version if prompt.version is not None else prompt.version_id
 
 
-_RESULT_FIELDS: dict[str, tuple[Callable[[ResultRecord], Any], Any]] = {
-    col.CASE_KEY: (attrgetter("case_key"), object),
-    col.OCCURRENCE: (attrgetter("occurrence"), "int64"),
-    col.TRIAL: (attrgetter("trial"), "int64"),
-    col.OUTPUT: (attrgetter("output"), object),
-    col.ERROR: (attrgetter("error"), object),
-    col.DURATION_S: (attrgetter("duration"), float),
-    col.INPUT_TOKENS: (attrgetter("usage.input_tokens"), "Int64"),
-    col.OUTPUT_TOKENS: (attrgetter("usage.output_tokens"), "Int64"),
-    col.COST_USD: (attrgetter("usage.cost"), float),
-    col.TRACE_ID: (attrgetter("trace_id"), object),
-    **{field: (attrgetter(f"case.{field}"), object) for field in FIELDS},
-    "prompt_version": (_prompt_version, object),
+_RESULT_FIELDS: dict[str, tuple[str, Callable[[Any], Any], Any]] = {
+    col.CASE_KEY: ("", attrgetter("case_key"), object),
+    col.OCCURRENCE: ("", attrgetter("occurrence"), "int64"),
+    col.TRIAL: ("", attrgetter("trial"), "int64"),
+    col.OUTPUT: ("", attrgetter("output"), object),
+    col.ERROR: ("", attrgetter("error"), object),
+    col.DURATION_S: ("", attrgetter("duration"), float),
+    col.INPUT_TOKENS: ("usage", attrgetter("input_tokens"), "Int64"),
+    col.OUTPUT_TOKENS: ("usage", attrgetter("output_tokens"), "Int64"),
+    col.COST_USD: ("usage", attrgetter("cost"), float),
+    col.TRACE_ID: ("", attrgetter("trace_id"), object),
+    **{field: ("case", attrgetter(field), object) for field in FIELDS},
+    "prompt_version": ("prompt", _version, object),
 }
-"""What :meth:`EvalRun.result_columns` reads of each result, and the column's dtype."""
+"""What :meth:`EvalRun.result_columns` reads of each result: the record holding it (``""``: the result itself,
+else the result's ``case``, ``usage`` or ``prompt``), how to read it there, and the column's dtype."""
+
+_SCORE_FIELDS = {col.METRIC: object, col.SCORE: float, col.ERROR: object}
+"""The fields :meth:`EvalRun._score_columns` reads of each score, and their dtypes."""
+
+
+def _column(values: Iterator[Any], count: int, dtype: Any) -> pd.Series:
+    """A table column of the ``count`` ``values``, filled as they come (no list in between)."""
+    if dtype in (float, "int64"):  # numbers straight into their array
+        return pd.Series(np.fromiter(values, dtype=dtype, count=count), copy=False)
+    column: pd.Series = pd.Series(np.fromiter(values, dtype=object, count=count), dtype=dtype, copy=False)
+    return column
 
 
 _TURNS_ROOM = MAX_DEPTH - 3
@@ -234,22 +246,10 @@ class EvalRun(_Record):
         Otherwise every copy of a repeated case would be occurrence 0 and be paired as one case.
         """
         results = data.get("results") if isinstance(data, dict) else None
-        if not isinstance(results, list) or not any(
-            isinstance(r, dict) and "occurrence" not in r for r in results
-        ):
+        if not isinstance(results, list):
             return data
-        seen: dict[tuple[Any, Any], int] = {}
-        numbered = []
-        for r in results:
-            if isinstance(r, dict):
-                ident = (r.get("caseKey", r.get("case_key")), r.get("trial", 0))
-                if isinstance(ident[0], str) and isinstance(ident[1], int):  # else let validation name the field
-                    count = seen.get(ident, 0)
-                    seen[ident] = count + 1
-                    if "occurrence" not in r:
-                        r = {**r, "occurrence": count}
-            numbered.append(r)
-        return {**data, "results": numbered}
+        numbered = number_repeats(results)
+        return data if numbered is results else {**data, "results": numbered}
 
     @model_validator(mode="after")
     def _one_result_per_identity(self) -> EvalRun:
@@ -338,12 +338,12 @@ class EvalRun(_Record):
         anything is written, so it can never name a file outside the folder.
         """
         run_id = check_run_id(self.run_id)
-        with paused_gc():
-            text = json.dumps(self.to_dict(), ensure_ascii=False, indent=2, allow_nan=False) + "\n"
         path = check_path("target", target)
         if path.is_dir() or str(target).endswith(("/", os.sep)):
             path = path / f"{run_id}.json"
-        return write_text_atomic(path, text)
+        with paused_gc():  # the text written piece by piece, never held whole
+            pieces = json.JSONEncoder(ensure_ascii=False, indent=2, allow_nan=False).iterencode(self.to_dict())
+            return write_text_atomic(path, itertools.chain(pieces, ["\n"]))
 
     # -- tables --------------------------------------------------------------------
 
@@ -366,35 +366,45 @@ class EvalRun(_Record):
         0   2+2      0
         """
         results = self.results
+        records: dict[str, list[Any]] = {"": results}  # each record read once, then every field wanted of it
         columns = {}
         for name in (check_choice("names", name, [col.RUN_ID, *_RESULT_FIELDS]) for name in names):
             if name == col.RUN_ID:
                 columns[name] = self._run_ids(len(results))
                 continue
-            getter, dtype = _RESULT_FIELDS[name]
-            columns[name] = pd.Series(list(map(getter, results)), dtype=dtype)
+            holder, getter, dtype = _RESULT_FIELDS[name]
+            if holder not in records:
+                records[holder] = list(map(attrgetter(holder), results))
+            columns[name] = _column(map(getter, records[holder]), len(results), dtype)
             if name == col.DURATION_S:
                 columns[name] /= 1000  # the file's milliseconds
-        return pd.DataFrame(columns)
+        return pd.DataFrame(columns, copy=False)
 
     def _run_ids(self, rows: int) -> pd.Series:
         """The ``run_id`` column of a table of ``rows`` rows (read only when there are rows: an empty run made
-        with ``model_construct`` may have no id)."""
-        return pd.Series(np.full(rows, self.run_id if rows else None, dtype=object), dtype=object)
+        with ``model_construct`` may have no id). Every row holds the one id object (``np.full`` would make a
+        string per row)."""
+        return pd.Series(self.run_id if rows else None, index=pd.RangeIndex(rows), dtype=object)
 
     @property
     def scores(self) -> pd.DataFrame:
         """One row per case × trial × metric with the DESIGN §2 ``scores`` columns; a missing score is NaN."""
+        fields, result = self._score_columns(*_SCORE_FIELDS)
         ids = self.result_columns(col.CASE_KEY, col.OCCURRENCE, col.TRIAL)
-        counts = np.fromiter(map(len, map(attrgetter("scores"), self.results)), dtype=np.int64, count=len(self.results))
-        flat = [s for r in self.results for s in r.scores]
         return pd.DataFrame({
-            col.RUN_ID: self._run_ids(len(flat)),
-            **{name: pd.Series(np.repeat(ids[name].to_numpy(), counts), dtype=ids[name].dtype) for name in ids},
-            col.METRIC: pd.Series(list(map(attrgetter("metric"), flat)), dtype=object),  # text as objects: see result_columns
-            col.SCORE: pd.Series(list(map(attrgetter("score"), flat)), dtype=float),
-            col.ERROR: pd.Series(list(map(attrgetter("error"), flat)), dtype=object),
-        }, columns=list(col.SCORES_COLUMNS))
+            col.RUN_ID: self._run_ids(len(result)),
+            **{name: pd.Series(ids[name].to_numpy()[result], dtype=ids[name].dtype, copy=False) for name in ids},
+            **{name: fields[name] for name in fields},
+        }, columns=list(col.SCORES_COLUMNS), copy=False)
+
+    def _score_columns(self, *names: str) -> tuple[pd.DataFrame, np.ndarray]:
+        """The named fields (of :data:`_SCORE_FIELDS`) of every score, one row per score in order, and each row's
+        result: its position in :attr:`results`. Text stays Python objects, as in :meth:`result_columns`."""
+        lists = list(map(attrgetter("scores"), self.results))
+        counts = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+        flat = list(itertools.chain.from_iterable(lists))
+        fields = {name: _column(map(attrgetter(name), flat), len(flat), _SCORE_FIELDS[name]) for name in names}
+        return pd.DataFrame(fields, copy=False), np.repeat(np.arange(len(lists)), counts)
 
     @property
     def cases_frame(self) -> pd.DataFrame:
@@ -415,10 +425,14 @@ class EvalRun(_Record):
         case = self.result_columns(col.INPUT, col.EXPECTED)
         frame.insert(4, col.INPUT, case[col.INPUT])
         frame.insert(5, col.EXPECTED, case[col.EXPECTED])
+        fields, result = self._score_columns(col.METRIC, col.SCORE)
+        metric, score = fields[col.METRIC].to_numpy(), fields[col.SCORE].to_numpy()
         for name in self.metric_names:
-            frame[name] = pd.Series(
-                [next((s.score for s in r.scores if s.metric == name), math.nan) for r in self.results], dtype=float
-            )
+            rows = np.flatnonzero(metric == name)
+            first = rows[np.unique(result[rows], return_index=True)[1]]  # a result's first score of the metric
+            values = np.full(len(frame), math.nan)
+            values[result[first]] = score[first]
+            frame[name] = values
         return frame
 
     @property

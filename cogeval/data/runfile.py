@@ -16,10 +16,8 @@ from __future__ import annotations
 import codecs
 import errno
 import json
-import operator
 import os
 import pathlib
-from itertools import repeat
 from operator import attrgetter
 from typing import Any
 
@@ -28,7 +26,6 @@ from pydantic_core import ErrorDetails
 
 from cogeval._check import check_path, describe
 from cogeval.data.file_form import before_the_format, from_file
-from cogeval.data.from_frame import number_repeats
 from cogeval.data.gc_pause import paused_gc
 from cogeval.data.json_limits import MAX_CASE_DEPTH, check_json, loads, text_depth
 from cogeval.data.records import FORMAT, VERSION, Json, ResultRecord, check_cases_read_from_text
@@ -102,9 +99,7 @@ def run_from_text(raw: bytes, where: str) -> EvalRun | None:
         _check_format(where, header)
         if before_the_format(header):  # durations in seconds, to be made milliseconds
             return None
-        if not all(map(operator.contains, map(attrgetter("model_fields_set"), results), repeat("occurrence"))):
-            results = number_repeats(results)
-        return EvalRun.model_validate({**from_file(header), "results": results})
+        return EvalRun.model_validate({**from_file(header), "results": results})  # repeats numbered there too
     except ValueError:  # a ValidationError or InputError: the careful path names it
         return None
 
