@@ -36,7 +36,7 @@ from cogeval import _columns as col
 from cogeval._check import check_json_metadata, describe
 from cogeval.data.case import FIELDS, Case
 from cogeval.data.dataset import missing_to_none
-from cogeval.data.records import ResultRecord
+from cogeval.data.records import MAX_COUNT, ResultRecord
 from cogeval.data.run_id import check_run_id, new_run_id, utc_now
 from cogeval.errors import InputError
 
@@ -269,7 +269,6 @@ def _moment(started_at: datetime.datetime | str | None) -> datetime.datetime:
     return started_at if started_at.tzinfo else started_at.replace(tzinfo=datetime.UTC)
 
 
-_MAX_COUNT = 2**63 - 1  # the largest value of the int64 columns of the results table
 
 
 def number_repeats(results: list[Any]) -> list[Any]:
@@ -319,21 +318,24 @@ _IDENTITY = operator.attrgetter("case_key", "occurrence", "trial")
 _TOKENS = tuple(map(operator.attrgetter, ("input_tokens", "output_tokens")))
 
 
-def check_results(results: Sequence[ResultRecord]) -> None:
+def check_results(results: Sequence[ResultRecord], *, counted: bool = False) -> None:
     """The rule of every run, however it was made: one result per case key, occurrence and trial (a comparison
-    pairs results by them), and counts within the int64 columns of the results table; errors name the result."""
+    pairs results by them), and counts within the int64 columns of the results table; errors name the result.
+    ``counted``: the counts are known to be within (records read from text, whose schema holds them there)."""
     identities = list(map(_IDENTITY, results))
-    usages = list(map(operator.attrgetter("usage"), results))
-    largest = [max(map(max, map(operator.itemgetter(1, 2), identities)), default=0)]
-    largest += [max(filter(None, map(tokens, usages)), default=0) for tokens in _TOKENS]
-    if max(largest) <= _MAX_COUNT and len(set(identities)) == len(identities):
+    largest = [0]
+    if not counted:
+        usages = list(map(operator.attrgetter("usage"), results))
+        largest += [max(map(max, map(operator.itemgetter(1, 2), identities)), default=0)]
+        largest += [max(filter(None, map(tokens, usages)), default=0) for tokens in _TOKENS]
+    if max(largest) <= MAX_COUNT and len(set(identities)) == len(identities):
         return  # the common case, checked without a Python call per result; else the loop below names the problem
     seen: dict[tuple[str, int, int], int] = {}
     for index, r in enumerate(results):
         counts = {"occurrence": r.occurrence, "trial": r.trial,
                   "usage.inputTokens": r.usage.input_tokens, "usage.outputTokens": r.usage.output_tokens}
         for field, value in counts.items():
-            if value is not None and value > _MAX_COUNT:
+            if value is not None and value > MAX_COUNT:
                 raise InputError(f"results[{index}].{field}: {describe(value)} is too large (at most 2**63 - 1)")
         first = seen.setdefault((r.case_key, r.occurrence, r.trial), index)
         if first != index:

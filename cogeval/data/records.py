@@ -24,6 +24,7 @@ import operator
 from itertools import repeat
 from typing import TYPE_CHECKING, Annotated, Any, Final, cast
 
+from annotated_types import Ge
 from pydantic import (
     AllowInfNan,
     BaseModel,
@@ -110,7 +111,10 @@ else:  # text and None first, tried in order: pydantic-core takes and writes the
 keys as text, structures deeper than the readers' limit cut; see :func:`~cogeval.data.jsonable.jsonable`).
 Text and ``None``, most values, are taken and written by pydantic-core without a Python call."""
 
-_Count = Annotated[int, Field(ge=0)]
+MAX_COUNT: Final = 2**63 - 1
+"""The largest count a run holds (occurrence, trial, tokens): what the int64 columns of its tables hold."""
+_Count = Annotated[int, Ge(0), _FromText(core_schema.int_schema(ge=0, le=MAX_COUNT))]
+"""A count: read from text, at most :data:`MAX_COUNT` (a larger one sends the read to the careful path, which names it)."""
 
 _is_none = functools.partial(operator.is_, None)
 """Whether a value is ``None``: a C callable, so leaving a field out of the file costs no Python call per record."""

@@ -41,11 +41,11 @@ import os
 import pathlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from operator import attrgetter
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import numpy as np
 import pandas as pd
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticSerializationError
 
 from cogeval import _backend
@@ -161,6 +161,11 @@ def _json_safe(data: dict[str, Any]) -> dict[str, Any]:
     return {key: data[key] if key == "results" else safe[key] for key in data}
 
 
+COUNTED: Final = "cogeval.counted"
+"""A validation context key: the results' counts are known to fit (records read from text), so
+``EvalRun.model_validate(data, context={COUNTED: True})`` does not look at them again."""
+
+
 class EvalRun(_Record):
     """One evaluation run, as stored in a run file (format ``cogitator.eval-run``, version 1).
 
@@ -252,9 +257,9 @@ class EvalRun(_Record):
         return data if numbered is results else {**data, "results": numbered}
 
     @model_validator(mode="after")
-    def _one_result_per_identity(self) -> EvalRun:
+    def _one_result_per_identity(self, info: ValidationInfo) -> EvalRun:
         """Refuse two results of one case key, occurrence and trial: :func:`~cogeval.data.from_frame.check_results`."""
-        check_results(self.results)
+        check_results(self.results, counted=bool(info.context and info.context.get(COUNTED)))
         return self
 
     @model_validator(mode="after")

@@ -1,7 +1,7 @@
 """Read and write run files (DESIGN §5): validated on read, atomic on write.
 
 >>> import tempfile
->>> from cogeval.data.run import EvalRun
+>>> from cogeval.data.run import COUNTED, EvalRun
 >>> run = EvalRun.model_validate({"run_id": "20261022T101530123Z-1a2b3c4d",
 ...     "started_at": "2026-10-22T10:15:30.123Z", "finished_at": "2026-10-22T10:15:31.000Z"})
 >>> path = save_run(run, tempfile.mkdtemp() + "/runs/")
@@ -29,7 +29,7 @@ from cogeval.data.file_form import before_the_format, from_file
 from cogeval.data.gc_pause import paused_gc
 from cogeval.data.json_limits import MAX_CASE_DEPTH, check_json, loads, text_depth
 from cogeval.data.records import FORMAT, VERSION, Json, ResultRecord, check_cases_read_from_text
-from cogeval.data.run import EvalRun
+from cogeval.data.run import COUNTED, EvalRun
 from cogeval.errors import InputError, RunFileError
 
 _ERRORS_SHOWN = 3
@@ -99,7 +99,7 @@ def run_from_text(raw: bytes, where: str) -> EvalRun | None:
         _check_format(where, header)
         if before_the_format(header):  # durations in seconds, to be made milliseconds
             return None
-        return EvalRun.model_validate({**from_file(header), "results": results})  # repeats numbered there too
+        return EvalRun.model_validate({**from_file(header), "results": results}, context={COUNTED: True})
     except ValueError:  # a ValidationError or InputError: the careful path names it
         return None
 

@@ -122,6 +122,18 @@ def test_a_case_nested_near_its_limit_is_read_alike_or_left_to_the_careful_path(
         assert fast is None and isinstance(careful, CogevalError)
 
 
+@pytest.mark.parametrize("field", ["occurrence", "trial", "usage"])
+def test_a_count_past_int64_is_left_to_the_careful_path(field):
+    document = json.loads(json.dumps(RUNS[1]))
+    document["results"][0][field] = {"inputTokens": 2**63} if field == "usage" else 2**63
+    fast, careful = both(json.dumps(document).encode())
+    assert fast is None
+    assert "is too large (at most 2**63 - 1)" in str(careful)
+    document["results"][0][field] = {"inputTokens": 2**63 - 1} if field == "usage" else 2**63 - 1
+    fast, careful = both(json.dumps(document).encode())
+    assert fast is not None and file_text(fast) == file_text(careful)
+
+
 def test_results_without_occurrence_are_numbered_alike():
     document = json.loads(json.dumps(RUNS[1]))
     first = document["results"][0]
