@@ -39,7 +39,7 @@ SMALL = 10_000
 
 
 def make_run(cases: int, seed: int = 0) -> EvalRun:
-    """A run of ``cases`` cases × 5 metrics, about 1.2 KB of file per case."""
+    """A run of ``cases`` cases × 5 metrics, about 1.6 KB of file per case."""
     rng = random.Random(seed)
     results = []
     for i in range(cases):
@@ -58,6 +58,7 @@ def make_run(cases: int, seed: int = 0) -> EvalRun:
                       "cost": rng.random() / 1000},
             "trace_id": f"tr-{i}",
             "prompt": {"key": "qa", "version_id": f"pv_{i % 2}", "version": i % 2 + 1},
+            "scores": scores,
         })
     return EvalRun.model_validate({
         "run_id": "20261022T101530123Z-1a2b3c4d", "started_at": "2026-10-22T10:15:30.123Z",
@@ -77,6 +78,7 @@ def read_carefully(path: pathlib.Path) -> EvalRun:
 def measure(cases: int, repeat: int, folder: pathlib.Path, *, memory: bool) -> dict[str, float]:
     """Seconds of save, dumps, load and loads (and peak bytes when ``memory``) for a run of ``cases``."""
     run = make_run(cases)
+    assert all(len(r.scores) == len(METRICS) for r in run.results), "every case has its five scores"
     path = folder / f"run-{cases}.json"
     data = run.to_dict()
     found = {

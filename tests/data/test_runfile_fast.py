@@ -157,14 +157,21 @@ def test_the_collector_is_paused_and_given_back():
 def test_what_was_made_while_paused_leaves_the_youngest_generation_unexamined():
     gc.collect()
     with paused_gc():
-        made = [[i] for i in range(100_000)]
-    assert gc.get_count()[0] < 1_000, "the young generation does not hold the 100,000 lists"
+        made = [[i] for i in range(200_000)]
+    assert gc.get_count()[0] < 1_000, "the young generation does not hold the 200,000 lists"
     assert not any(item is made[0] for item in gc.get_objects(generation=0))
     assert any(item is made[0] for item in gc.get_objects(generation=2))
     garbage = [[]]
     garbage[0].append(garbage)  # a cycle, made after
     del garbage
     assert gc.collect() >= 1, "the collector still finds cycles"
+
+
+def test_a_block_that_made_few_objects_moves_nothing():
+    gc.collect()
+    with paused_gc():
+        few = [[i] for i in range(100)]
+    assert any(item is few[0] for item in gc.get_objects(generation=0))
 
 
 def test_objects_someone_froze_stay_frozen():
