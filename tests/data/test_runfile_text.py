@@ -11,12 +11,13 @@ import json
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from cogeval.data import EvalRun, load_run
 from cogeval.data.json_limits import MAX_CASE_DEPTH, text_depth
 from cogeval.data.runfile import _read_carefully, run_from_text
 from cogeval.errors import CogevalError
-from tests.data.test_fuzz_readers import FUZZ, RUNS, run_files
+from tests.data.test_fuzz_readers import FUZZ, PLAIN, RUNS, run_files
 from tests.data.test_runfile_fast import EVERY_FEATURE, FIXTURES, WRITTEN_BY_COGEVAL, every_feature_run
 
 WHERE = "run file 'x.json'"
@@ -160,6 +161,23 @@ def test_fuzzed_files_read_the_same_both_ways_or_are_left_to_the_careful_path(da
         assert isinstance(careful, EvalRun), f"the fast path read what the careful one refuses: {careful}"
         assert file_text(fast) == file_text(careful)
         assert [r.model_fields_set for r in fast.results] == [r.model_fields_set for r in careful.results]
+
+
+SCORES = st.none() | st.floats(allow_nan=False, allow_infinity=False) | st.integers(-2**53, 2**53)
+
+
+@FUZZ
+@given(values=st.lists(PLAIN, min_size=5, max_size=5), score=SCORES, duration=SCORES)
+def test_valid_files_with_any_json_values_read_the_same_both_ways(values, score, duration):
+    document = json.loads(json.dumps(RUNS[1]))
+    result = document["results"][0]
+    result.update(output=values[0], toolCalls=values[1], duration=duration, reviewer=values[2])
+    result["case"]["metadata"] = {"v": values[3]}
+    result["scores"][0].update(score=score, details=values[4])
+    fast, careful = both(json.dumps(document).encode())
+    assert isinstance(careful, EvalRun)
+    assert fast is not None, "a valid file is read by the fast path"
+    assert file_text(fast) == file_text(careful)
 
 
 def test_the_store_lists_a_valid_file_through_the_fast_path(tmp_path, monkeypatch):
