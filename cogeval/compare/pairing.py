@@ -176,7 +176,7 @@ class UnitCodes(NamedTuple):
 
     def key(self) -> np.ndarray:
         """Each row's code in ``keys``."""
-        return self.ids // (len(self.occurrences) + 1) - 1
+        return _parts(self.ids, self.occurrences)[0]
 
     def take(self, rows: np.ndarray) -> UnitCodes:
         """The codes of ``rows`` (positions)."""
@@ -212,6 +212,12 @@ def _ids(key: np.ndarray, occurrence: np.ndarray, occurrences: pd.Index) -> np.n
     return (key.astype(np.int64) + 1) * width + occurrence.astype(np.int64) + 1
 
 
+def _parts(ids: np.ndarray, occurrences: pd.Index) -> tuple[np.ndarray, np.ndarray]:
+    """The ``(key, occurrence)`` codes of :func:`_ids`' numbers."""
+    width = len(occurrences) + 1
+    return ids // width - 1, ids % width - 1
+
+
 UnitValues = tuple[pd.MultiIndex, pd.DataFrame, pd.Series]
 """A run's units, its ``units × metrics`` values and its errored flags (:func:`unit_values`)."""
 
@@ -226,9 +232,8 @@ def unit_values(frame: pd.DataFrame, directions: Mapping[str, bool], codes: Unit
     codes = unit_codes(frame)[0] if codes is None else codes
     # The units numbered in order of first appearance, each made of its (key, occurrence) codes again.
     unit, ids = pd.factorize(codes.ids)
-    width = len(codes.occurrences) + 1
     levels: list[Any] = [codes.keys, codes.occurrences]
-    pairs: list[Any] = [ids // width - 1, ids % width - 1]
+    pairs: list[Any] = list(_parts(ids, codes.occurrences))
     units = pd.MultiIndex(levels=levels, codes=pairs, names=_UNIT, verify_integrity=False)
     errored = np.bincount(unit, weights=~failed, minlength=len(units)) == 0
 
