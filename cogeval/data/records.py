@@ -21,8 +21,7 @@ import dataclasses
 import functools
 import math
 import operator
-from itertools import repeat
-from typing import TYPE_CHECKING, Annotated, Any, Final, cast
+from typing import TYPE_CHECKING, Annotated, Any, Final
 
 from annotated_types import Ge
 from pydantic import (
@@ -70,6 +69,19 @@ class _FromText:
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
         text = self.text if isinstance(self.text, dict) else handler.generate_schema(self.text)
         return core_schema.json_or_python_schema(json_schema=text, python_schema=handler(source))
+
+
+class _CheckedInPython:
+    """Marks a type whose values made in Python also pass ``check`` (a wrap validator: value, handler), while
+    values read from JSON text keep the type's schema alone, with no Python call (the fast path's rule, as for
+    :class:`_FromText`)."""
+
+    def __init__(self, check: core_schema.NoInfoWrapValidatorFunction) -> None:
+        self.check = check
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        python = core_schema.no_info_wrap_validator_function(self.check, handler(source))
+        return core_schema.json_or_python_schema(json_schema=handler(source), python_schema=python)
 
 
 _FINITE = core_schema.float_schema(allow_inf_nan=False)
@@ -129,35 +141,11 @@ def _omitted(default: Any = None, *, number: bool = False) -> Any:
     return Field(default, exclude_if=_absent_number if number else _is_none)
 
 
-def _text_keys(data: Any) -> Any:
-    """A mapping with keys that are not text (a prompt dict with a tuple key) keeps them as text, as JSON must."""
-    if isinstance(data, dict) and not all(map(isinstance, data, repeat(str))):
-        return {key if isinstance(key, str) else str(key): value for key, value in data.items()}
-    return data
-
-
 class _Record(BaseModel):
     """Base of every part of the file: camelCase keys, unknown keys kept, NaN-aware equality."""
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow", defer_build=True)
     __pydantic_extra__: dict[str, Json] = Field(init=False)  # unknown keys: JSON-safe, read and written as Json
-
-    @classmethod
-    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
-        """Data made in Python goes through :func:`_text_keys` first; JSON text, whose keys are text, does not."""
-        schema = handler(source)
-        if schema["type"] == "definition-ref":  # the record was met before: the reference leads to what is made below
-            return schema
-        ref = schema.get("ref")  # held by the whole, so that every later use of the record gets both ways
-        text = cast(core_schema.ModelSchema, {key: value for key, value in schema.items() if key != "ref"})
-        fields = core_schema.no_info_before_validator_function(_text_keys, text["schema"])  # an instance passes as it is
-        python = cls._python_schema(cast(core_schema.ModelSchema, {**text, "schema": fields}))
-        return core_schema.json_or_python_schema(json_schema=text, python_schema=python, ref=ref)
-
-    @classmethod
-    def _python_schema(cls, schema: core_schema.CoreSchema) -> core_schema.CoreSchema:
-        """The schema of a record made in Python: a subclass adds checks that JSON text does not need."""
-        return schema
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, type(self)):
@@ -265,13 +253,14 @@ class CaseRecord(_Record):
     )
     """The user messages of a multi-turn case (a non-empty list of strings or objects), if any."""
 
-    @classmethod
-    def _python_schema(cls, schema: core_schema.CoreSchema) -> core_schema.CoreSchema:
-        return core_schema.no_info_wrap_validator_function(_valid_case, schema)
-
     def to_case(self) -> Case:
         """This record as a :class:`Case`."""
         return Case(**{name: getattr(self, name) for name in FIELDS})
+
+
+CheckedCase = Annotated[CaseRecord, _CheckedInPython(_valid_case)]
+"""A field holding a case: made in Python from a :class:`Case` or checked as one; read from JSON text, checked
+by the records' text schemas and :func:`check_cases_read_from_text`."""
 
 
 def check_cases_read_from_text(cases: list[CaseRecord]) -> None:
@@ -325,7 +314,7 @@ class ResultRecord(_Record):
     """Counts earlier cases with the same key in the dataset (0 for the first)."""
     trial: _Count = 0
     """The trial, from 0."""
-    case: CaseRecord
+    case: CheckedCase
     """The case that was run."""
     output: Json = None
     """The target's answer (``""`` when it failed)."""

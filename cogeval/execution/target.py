@@ -32,6 +32,7 @@ from numbers import Real
 from typing import TYPE_CHECKING, Any
 
 from cogeval._check import describe, is_real
+from cogeval._text import safe_str
 from cogeval.errors import InputError
 
 if TYPE_CHECKING:
@@ -88,7 +89,9 @@ class TargetResponse:
         if self.prompt is not None:
             if not isinstance(self.prompt, Mapping):
                 raise InputError(f"TargetResponse.prompt must be a dict; got {describe(self.prompt)}")
-            object.__setattr__(self, "prompt", dict(self.prompt))
+            # keys as text, as the run file must hold them (a tuple key becomes its str())
+            prompt = {key if isinstance(key, str) else safe_str(key): value for key, value in self.prompt.items()}
+            object.__setattr__(self, "prompt", prompt)
         if self.trace_id is not None and not isinstance(self.trace_id, str):
             object.__setattr__(self, "trace_id", str(self.trace_id))
         if self.duration_s is not None:

@@ -39,7 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from cogeval._check import check_path, describe
 from cogeval.data.json_limits import loads
 from cogeval.data.jsonable import jsonable
-from cogeval.data.run import CaseRecord
+from cogeval.data.records import CheckedCase
 from cogeval.data.run_id import check_run_id
 from cogeval.data.runfile import describe_errors
 from cogeval.errors import InputError, RunFileError
@@ -82,7 +82,7 @@ class TaskRecord(_Record):
     """The task's id: the case key, then ``#k`` for the k-th repeat (or a trace's own ``task_id``)."""
     case_key: str
     """The case's key (``Case.key``)."""
-    case: CaseRecord
+    case: CheckedCase
     """The case the comparators saw, as ``Case.to_dict`` writes it."""
     output_a: Any
     """What variant A answered (JSON; ``null`` when it failed)."""
