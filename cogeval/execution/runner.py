@@ -39,6 +39,8 @@ import asyncio
 import contextvars
 import dataclasses
 import functools
+import signal
+import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -347,43 +349,86 @@ def _checked_jobs(jobs: Iterable[int], count: int) -> set[int]:
 def run_sync(awaitable: Awaitable[Any] | Callable[[], Awaitable[Any]]) -> Any:
     """Run a coroutine (or a function making one) to completion from sync code.
 
-    With no event loop running this is ``asyncio.run``. Inside a running loop
-    (a Jupyter cell) the coroutine runs in a new thread with its own loop, and
-    this call waits for it; Ctrl-C cancels it there, so a run raises
-    :class:`RunInterrupted` as it would in a script.
+    With no event loop running it runs in this thread's own loop; inside a running loop (a Jupyter cell) in
+    a new thread with its own loop, and this call waits for it. Ctrl-C (SIGINT) cancels the coroutine, so a
+    run raises :class:`RunInterrupted` keeping what finished, in a script, a notebook or any running loop;
+    see :class:`_Interrupts` for a second and third Ctrl-C.
     """
     make = awaitable if callable(awaitable) else (lambda: awaitable)
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(_as_coroutine(make()))
     box: dict[str, Any] = {}
-    context = contextvars.copy_context()
 
     async def main() -> Any:
         box["loop"], box["task"] = asyncio.get_running_loop(), asyncio.current_task()
+        if "stop" in box:  # Ctrl-C came before the loop did
+            box["task"].cancel()
         return await make()
+
+    def cancel() -> None:
+        box["stop"] = True
+        if "loop" in box:
+            box["loop"].call_soon_threadsafe(box["task"].cancel)
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        with _Interrupts(cancel) as interrupts:
+            try:
+                return asyncio.run(main())
+            except asyncio.CancelledError:
+                if interrupts.count:  # the coroutine did not make the cancellation its own exception
+                    raise KeyboardInterrupt from None
+                raise
+    context = contextvars.copy_context()
+    done = threading.Event()  # not Thread.join: on 3.11 a join that Ctrl-C broke returns early the next time
 
     def work() -> None:
         try:
             box["result"] = context.run(asyncio.run, main())
         except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
             box["error"] = exc
+        finally:
+            done.set()
 
-    thread = threading.Thread(target=work, name="cogeval-run-sync", daemon=True)
-    thread.start()
-    try:
-        thread.join()
-    except KeyboardInterrupt:
-        if "loop" in box:
-            box["loop"].call_soon_threadsafe(box["task"].cancel)
-        thread.join()
-        if not isinstance(box.get("error"), RunInterrupted):
-            raise
+    with _Interrupts(cancel) as interrupts:  # before the thread starts, which may reach a Ctrl-C at once
+        threading.Thread(target=work, name="cogeval-run-sync", daemon=True).start()
+        try:
+            done.wait()
+        except KeyboardInterrupt:  # a third Ctrl-C, or not the main thread (whose KeyboardInterrupt cancels once)
+            if interrupts.count >= 3:
+                raise
+            cancel()
+            done.wait()
+            if not isinstance(box.get("error"), RunInterrupted):
+                raise
+    if interrupts.count and isinstance(box.get("error"), asyncio.CancelledError):
+        raise KeyboardInterrupt from None
     if "error" in box:
         raise box["error"]
     return box.get("result")
 
 
-async def _as_coroutine(awaitable: Awaitable[Any]) -> Any:
-    return await awaitable
+class _Interrupts:
+    """Ctrl-C while :func:`run_sync` runs (in the main thread; elsewhere signals never arrive): the first cancels
+    the run, which keeps what finished and raises :class:`RunInterrupted`; a second, while that is being done, is
+    told to wait; a third gives up on it (``KeyboardInterrupt``). The caller's own handler is back after."""
+
+    def __init__(self, cancel: Callable[[], None]) -> None:
+        self.cancel, self.count, self.previous = cancel, 0, None
+
+    def __call__(self, signum: int, frame: Any) -> None:
+        self.count += 1
+        if self.count == 1:
+            self.cancel()
+        elif self.count == 2:
+            sys.stderr.write("cogeval: stopping and keeping the answers so far; Ctrl-C again to abandon them\n")
+        else:
+            raise KeyboardInterrupt
+
+    def __enter__(self) -> _Interrupts:
+        if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+            self.previous = signal.signal(signal.SIGINT, self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
