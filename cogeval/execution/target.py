@@ -107,6 +107,27 @@ class TargetResponse:
         return None if self.usage is None else self.usage.get(name)
 
 
+_MAX_TOKENS = 2**63 - 1
+"""The largest token count a run holds (``cogeval.data.records.MAX_COUNT``: int64 columns)."""
+
+
+def _finite(cost: Any) -> float:
+    try:
+        number = float(cost)
+    except OverflowError:  # an int past the float range
+        number = math.inf
+    if not math.isfinite(number):
+        raise InputError(f"TargetResponse.usage['cost_usd'] must be a finite number or None; got {describe(cost)}")
+    return number
+
+
+def _count(name: str, tokens: Any) -> int:
+    if not tokens <= _MAX_TOKENS:
+        raise InputError(f"TargetResponse.usage[{name!r}] must be a count from 0 to 2**63 - 1 (what a run holds); "
+                         f"got {describe(tokens)}")
+    return int(tokens)
+
+
 def _normalised_usage(usage: Any) -> dict[str, Any]:
     if hasattr(usage, "model_dump"):  # e.g. openai's CompletionUsage
         usage = usage.model_dump()
@@ -118,7 +139,7 @@ def _normalised_usage(usage: Any) -> dict[str, Any]:
         value = next((usage[n] for n in names if usage.get(n) is not None), None)
         if value is not None and (not is_real(value) or value < 0):
             raise InputError(f"TargetResponse.usage[{name!r}] must be a number >= 0 or None; got {describe(value)}")
-        result[name] = None if value is None else (float(value) if name == "cost_usd" else int(value))
+        result[name] = None if value is None else _finite(value) if name == "cost_usd" else _count(name, value)
     result.update((k, v) for k, v in usage.items() if k not in aliases)
     return result
 

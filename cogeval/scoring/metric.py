@@ -231,7 +231,11 @@ class Metric(Described):
                 f"returned {type(raw).__name__} {_short(raw)}; expected a number, a (number, details) "
                 "tuple, a mapping with 'score', or a Score"
             )
-        value = float(raw)
+        try:
+            value = float(raw)
+        except OverflowError:  # an int or Fraction past the float range
+            return self._error(f"returned {_short(raw)}, beyond the range of a float; a score must be a finite number",
+                               details)
         if not math.isfinite(value):
             return self._error(f"returned {value}; a score must be a finite number", details)
         return Score(value, details)

@@ -88,6 +88,13 @@ def test_target_response_normalises_openai_usage_names_and_keeps_others():
     ({"input_tokens": -1}, "TargetResponse.usage['input_tokens'] must be a number >= 0 or None; got -1"),
     ({"cost_usd": "cheap"}, "TargetResponse.usage['cost_usd'] must be a number >= 0 or None; got 'cheap'"),
     ([1, 2], "TargetResponse.usage must be a dict; got [1, 2]"),
+    ({"input_tokens": 2**63}, "TargetResponse.usage['input_tokens'] must be a count from 0 to 2**63 - 1 "
+                              "(what a run holds); got 9223372036854775808"),
+    ({"completion_tokens": float("nan")}, "TargetResponse.usage['output_tokens'] must be a count from 0 to "
+                                          "2**63 - 1 (what a run holds); got nan"),
+    ({"cost_usd": float("inf")}, "TargetResponse.usage['cost_usd'] must be a finite number or None; got inf"),
+    ({"cost_usd": 10**400}, "TargetResponse.usage['cost_usd'] must be a finite number or None; got "
+                            "100000000000000000000000000000000000000000000000000000000..."),
 ])
 def test_target_response_refuses_bad_usage(usage, message):
     with pytest.raises(InputError) as info:
