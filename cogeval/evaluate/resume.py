@@ -22,13 +22,18 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
+import pathlib
+import tempfile
 import time
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 from cogeval._check import check_path, is_real
 from cogeval.data import Case, Dataset, EvalRun
-from cogeval.data.runfile import as_run
+from cogeval.data.run_id import check_run_id
+from cogeval.data.runfile import as_run, load_run
 from cogeval.errors import InputError
 from cogeval.evaluate.result import CaseResult
 from cogeval.execution import CaseOutcome
@@ -68,7 +73,7 @@ def earlier_work(suite: Any, cases: Sequence[Case], run: Any, *, retry_errors: b
     kept only without ``retry_errors``; its scores are reused when every metric
     of the suite has one (a failed one only without ``retry_errors``).
     """
-    earlier = as_run(run, "resume")
+    earlier = as_run(latest_in(run), "resume")
     fingerprint = Dataset(list(cases)).fingerprint
     if earlier.dataset.fingerprint != fingerprint:
         raise InputError(
@@ -131,19 +136,77 @@ def _outcome(record: Any, index: int, case: Case) -> CaseOutcome:
 
 
 class Checkpoint:
-    """Writes the run so far to ``path`` (atomically) at most every ``every`` seconds, and the final run at the end."""
+    """Writes the run so far to ``path`` (atomically) at most every ``every`` seconds, and the final run at the end.
+
+    ``path`` is a run file, or a folder (an existing one, or a path ending in ``/``) that gets
+    ``<run_id>.json``, as :meth:`EvalRun.save` takes it. :meth:`start` checks it before the first call: a
+    folder that cannot be written, or a file holding another run (or no run), is refused. A write that fails
+    later warns once, naming the path and the reason, and the run goes on.
+    """
 
     def __init__(self, path: Any, every: Any) -> None:
         self.path = check_path("checkpoint", path)
+        self.folder = self.path.is_dir() or str(path).endswith(("/", os.sep))
         if not is_real(every) or not every >= 0:
             raise InputError(f"checkpoint_every must be a number of seconds >= 0; got {every!r}")
         self.every = float(every)
         self.last = time.monotonic()
+        self.failed = False
+
+    def file(self, run_id: str) -> pathlib.Path:
+        """The file the run ``run_id`` is written to."""
+        return self.path / f"{run_id}.json" if self.folder else self.path
+
+    def start(self, run_id: str) -> None:
+        """Check that the run ``run_id`` can be written here, before any call is made."""
+        file = self.file(run_id)
+        if file.is_dir():
+            raise InputError(f"checkpoint {str(file)!r} is a folder; pass the folder itself, or a file path")
+        if file.exists():
+            try:
+                held = load_run(file).run_id
+            except (OSError, ValueError):
+                held = None
+            if held != run_id:
+                what = "no run file" if held is None else f"run {held!r}"
+                raise InputError(f"checkpoint {str(file)!r} already holds {what}; resume it with resume= that "
+                                 "path, or choose another checkpoint path (it is never overwritten)")
+        try:
+            file.parent.mkdir(parents=True, exist_ok=True)
+            tempfile.TemporaryFile(dir=file.parent).close()
+        except OSError as error:
+            raise InputError(f"checkpoint {str(file)!r} cannot be written: {error.strerror or error}") from None
 
     def due(self) -> bool:
         """True when ``every`` seconds have passed since the last write."""
         return time.monotonic() - self.last >= self.every
 
     def write(self, run: EvalRun) -> None:
-        run.save(self.path)
+        file = self.file(run.run_id)
+        try:
+            run.save(file)
+        except OSError as error:
+            if not self.failed:
+                self.failed = True
+                warnings.warn(f"checkpoint {str(file)!r} could not be written ({error.strerror or error}); "
+                              "the run goes on and keeps every answer in memory", RuntimeWarning, stacklevel=2)
         self.last = time.monotonic()
+
+
+def latest_in(path: Any) -> Any:
+    """What ``resume=`` names: a run, a result, a run file, or a folder (a checkpoint folder), read as its newest
+    run file (run ids sort by start time)."""
+    if isinstance(path, (str, os.PathLike)) and pathlib.Path(path).is_dir():
+        files = sorted(f for f in pathlib.Path(path).glob("*.json") if _is_run_id(f.stem))
+        if not files:
+            raise InputError(f"resume: folder {str(path)!r} holds no run file (<run id>.json)")
+        return files[-1]
+    return path
+
+
+def _is_run_id(text: str) -> bool:
+    try:
+        check_run_id(text)
+    except InputError:
+        return False
+    return True

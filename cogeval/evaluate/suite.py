@@ -174,9 +174,10 @@ class EvalSuite:
           score) are scored, the judge's cache answering what it judged before. The
           result is one complete run under the earlier run's id. Another dataset or
           another target is refused.
-        - ``checkpoint``: a run-file path the run so far is written to (atomically)
-          at most every ``checkpoint_every`` seconds as case-trials finish, on
-          Ctrl-C, and, complete, at the end; after a crash, ``resume=`` it.
+        - ``checkpoint``: a run-file path (or a folder) the run so far is written to
+          (atomically) at most every ``checkpoint_every`` seconds as case-trials finish,
+          on Ctrl-C, and, complete, at the end; after a crash, ``resume=`` it. Checked
+          before the first call; it never overwrites another run; a failed write warns.
         """
         return run_sync(self.arun(max_cases, resume=resume, retry_errors=retry_errors,
                                   checkpoint=checkpoint, checkpoint_every=checkpoint_every))
@@ -307,6 +308,8 @@ async def _run_suites(suites: Sequence[EvalSuite], max_cases: int | None, *, res
     works = [Finished(run_id=new_run_id(started), started_at=iso_utc(started)) for _ in suites]
     if resume is not None:  # one suite: EvalSuite.arun
         works[0] = earlier_work(first, cases, resume, retry_errors=bool(retry_errors))
+    if checkpoint is not None:
+        checkpoint.start(str(works[0].run_id))
     total = len(cases) * first.trials
     todo = [job for job in range(total) if job not in works[0].outcomes]
 
