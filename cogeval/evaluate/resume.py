@@ -32,6 +32,7 @@ from typing import Any
 
 from cogeval._check import check_path, is_real
 from cogeval.data import Case, Dataset, EvalRun
+from cogeval.data.records import ConfigRecord, MetricRecord
 from cogeval.data.run_id import check_run_id
 from cogeval.data.runfile import as_run, load_run
 from cogeval.errors import InputError
@@ -64,16 +65,20 @@ class Finished:
         return [self.results.get(job) or CaseResult.from_outcome(self.outcomes[job], {}) for job in sorted(self.outcomes)]
 
 
-def earlier_work(suite: Any, cases: Sequence[Case], run: Any, *, retry_errors: bool) -> Finished:
+def earlier_work(suite: Any, cases: Sequence[Case], run: Any, *, retry_errors: bool,
+                 rescore_changed: bool = False) -> Finished:
     """What ``run`` (an :class:`EvalRun`, a suite result or a run-file path) already did of ``suite`` (an
     :class:`~cogeval.EvalSuite`) over ``cases``.
 
     Refuses (:class:`~cogeval.errors.InputError`) a run of other cases (another
     dataset fingerprint) or of another target. A result the target failed is
     kept only without ``retry_errors``; its scores are reused when every metric
-    of the suite has one (a failed one only without ``retry_errors``).
+    of the suite has one (a failed one only without ``retry_errors``). A metric
+    of the same name made otherwise (parameters, direction, kind, or the judge of
+    a judged metric: :func:`_changed_metrics`) is refused too, or, with
+    ``rescore_changed``, scored afresh.
     """
-    earlier = as_run(latest_in(run), "resume")
+    earlier = as_run(_latest_in(run), "resume")
     fingerprint = Dataset(list(cases)).fingerprint
     if earlier.dataset.fingerprint != fingerprint:
         raise InputError(
@@ -84,6 +89,10 @@ def earlier_work(suite: Any, cases: Sequence[Case], run: Any, *, retry_errors: b
     if was and was != target:
         raise InputError(f"resume: run {earlier.run_id!r} was made with target {was}, "
                          f"not this suite's {target}; a resumed run must keep its target")
+    changed = _changed_metrics(suite, earlier)
+    if changed and not rescore_changed:
+        raise InputError(f"resume: run {earlier.run_id!r} scored {'; '.join(changed.values())}; resume with "
+                         "rescore_changed=True to score those metrics afresh, or keep the metrics as they were")
     jobs = _jobs(cases, suite.trials)
     earlier_duration = earlier.stats.duration_s
     work = Finished(run_id=earlier.run_id, started_at=earlier.started_at,
@@ -96,10 +105,39 @@ def earlier_work(suite: Any, cases: Sequence[Case], run: Any, *, retry_errors: b
         job, index = found
         outcome = _outcome(record, index, cases[index])
         work.outcomes[job] = outcome
-        scores = {s.metric: Score(s.score, s.details, s.error) for s in record.scores}
+        scores = {s.metric: Score(s.score, s.details, s.error) for s in record.scores if s.metric not in changed}
         if all(n in scores and (scores[n].error is None or not retry_errors) for n in names):
             work.results[job] = CaseResult.from_outcome(outcome, {n: scores[n] for n in names})
     return work
+
+
+def _changed_metrics(suite: Any, earlier: EvalRun) -> dict[str, str]:
+    """The suite's metrics that ``earlier`` knew under the same name but made otherwise, each with what differs:
+    ``{"exact_match": "exact_match with params {} (now {'case_sensitive': True})"}``. Only what the earlier run
+    recorded is compared (a run that names its metrics alone says nothing of their parameters)."""
+    was = {record.name: record for record in earlier.config.metrics}
+    judge = _judge(suite.judge)
+    changed = {}
+    for metric in suite.metrics:
+        record = was.get(metric.name)
+        if record is None:
+            continue
+        now = MetricRecord.model_validate(metric.describe())
+        for field in sorted(record.model_fields_set & {"higher_is_better", "params", "kind"}):
+            before, after = getattr(record, field), getattr(now, field)
+            if before != after:
+                changed[metric.name] = f"{metric.name!r} with {field} {before!r} (now {after!r})"
+                break
+        else:
+            if getattr(metric, "requires_judge", False) and getattr(metric, "judge", None) is None and (
+                    earlier.config.judge is not None and earlier.config.judge != judge):
+                changed[metric.name] = f"{metric.name!r} with judge {earlier.config.judge!r} (now {judge!r})"
+    return changed
+
+
+def _judge(judge: Any) -> dict[str, Any] | None:
+    """A suite's judge as the run file holds it (made JSON-safe as the file makes it)."""
+    return None if judge is None else ConfigRecord.model_validate({"judge": judge.describe()}).judge
 
 
 def _without_module(target: dict[str, Any]) -> dict[str, Any]:
@@ -193,7 +231,7 @@ class Checkpoint:
         self.last = time.monotonic()
 
 
-def latest_in(path: Any) -> Any:
+def _latest_in(path: Any) -> Any:
     """What ``resume=`` names: a run, a result, a run file, or a folder (a checkpoint folder), read as its newest
     run file (run ids sort by start time)."""
     if isinstance(path, (str, os.PathLike)) and pathlib.Path(path).is_dir():

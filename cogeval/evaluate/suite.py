@@ -161,7 +161,8 @@ class EvalSuite:
         return f"EvalSuite(name={self.name!r}, cases={len(self.dataset)}, target={self.target!r}, metrics={names})"
 
     def run(self, max_cases: int | None = None, *, resume: Any = None, retry_errors: bool = True,
-            checkpoint: str | os.PathLike[str] | None = None, checkpoint_every: float = 30.0) -> EvalSuiteResult:
+            checkpoint: str | os.PathLike[str] | None = None, checkpoint_every: float = 30.0,
+            rescore_changed: bool = False) -> EvalSuiteResult:
         """Run the suite and return its result (also inside a running event loop).
 
         - Ctrl-C (or cancelling) raises :class:`~cogeval.execution.RunInterrupted`
@@ -172,21 +173,24 @@ class EvalSuite:
           it lacks are run, and with ``retry_errors`` (the default) those the target
           failed; only answers without scores (or, with ``retry_errors``, with a failed
           score) are scored, the judge's cache answering what it judged before. The
-          result is one complete run under the earlier run's id. Another dataset or
-          another target is refused.
+          result is one complete run under the earlier run's id. Another dataset,
+          another target, or a metric of the same name made otherwise (parameters,
+          direction, judge) is refused; ``rescore_changed=True`` scores such metrics afresh.
         - ``checkpoint``: a run-file path (or a folder) the run so far is written to
           (atomically) at most every ``checkpoint_every`` seconds as case-trials finish,
           on Ctrl-C, and, complete, at the end; after a crash, ``resume=`` it. Checked
           before the first call; it never overwrites another run; a failed write warns.
         """
-        return run_sync(self.arun(max_cases, resume=resume, retry_errors=retry_errors,
-                                  checkpoint=checkpoint, checkpoint_every=checkpoint_every))
+        return run_sync(self.arun(max_cases, resume=resume, retry_errors=retry_errors, checkpoint=checkpoint,
+                                  checkpoint_every=checkpoint_every, rescore_changed=rescore_changed))
 
     async def arun(self, max_cases: int | None = None, *, resume: Any = None, retry_errors: bool = True,
-                   checkpoint: str | os.PathLike[str] | None = None, checkpoint_every: float = 30.0) -> EvalSuiteResult:
+                   checkpoint: str | os.PathLike[str] | None = None, checkpoint_every: float = 30.0,
+                   rescore_changed: bool = False) -> EvalSuiteResult:
         """Async form of :meth:`run`."""
         keeper = None if checkpoint is None else Checkpoint(checkpoint, checkpoint_every)
-        [result] = await _run_suites([self], max_cases, resume=resume, retry_errors=retry_errors, checkpoint=keeper)
+        [result] = await _run_suites([self], max_cases, resume=resume, retry_errors=retry_errors, checkpoint=keeper,
+                                     rescore_changed=rescore_changed)
         return result
 
     async def _score(self, work: Finished, on_scored: Callable[[], None]) -> None:
@@ -293,7 +297,8 @@ async def arun_interleaved(suites: Sequence[EvalSuite], max_cases: int | None = 
 
 
 async def _run_suites(suites: Sequence[EvalSuite], max_cases: int | None, *, resume: Any = None,
-                      retry_errors: bool = True, checkpoint: Checkpoint | None = None) -> list[EvalSuiteResult]:
+                      retry_errors: bool = True, checkpoint: Checkpoint | None = None,
+                      rescore_changed: bool = False) -> list[EvalSuiteResult]:
     """:func:`arun_interleaved`, and for one suite its ``resume`` and ``checkpoint``: keeps every answer and
     score as it comes, so Ctrl-C raises :class:`RunInterrupted` with the partial results."""
     suites = _check_suites(suites)
@@ -307,7 +312,8 @@ async def _run_suites(suites: Sequence[EvalSuite], max_cases: int | None, *, res
     clock = time.perf_counter()
     works = [Finished(run_id=new_run_id(started), started_at=iso_utc(started)) for _ in suites]
     if resume is not None:  # one suite: EvalSuite.arun
-        works[0] = earlier_work(first, cases, resume, retry_errors=bool(retry_errors))
+        works[0] = earlier_work(first, cases, resume, retry_errors=bool(retry_errors),
+                                rescore_changed=bool(rescore_changed))
     if checkpoint is not None:
         checkpoint.start(str(works[0].run_id))
     total = len(cases) * first.trials

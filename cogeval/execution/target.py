@@ -1,7 +1,8 @@
 """Targets: what a case is run against, behind one small async interface.
 
 A target is a function ``fn(input)`` or ``fn(input, case)``, sync or async,
-returning a ``str`` or a :class:`TargetResponse`, or a
+returning a ``str`` or a :class:`TargetResponse` (or an answer that is a number, bool,
+list or dict: see :data:`ANSWER_RULE`), or a
 :class:`~cogeval.execution.chat.ChatTarget`. :func:`as_target` turns any of
 them into a :class:`Target`, whose one method is::
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import dataclasses
+import functools
 import inspect
 import json
 import math
@@ -33,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from cogeval._check import describe, is_real
 from cogeval._text import safe_str
+from cogeval.data.jsonable import jsonable
 from cogeval.errors import InputError
 
 if TYPE_CHECKING:
@@ -44,6 +47,12 @@ _USAGE_ALIASES = {
     "cost_usd": ("cost_usd",),
 }
 
+ANSWER_RULE = "a str, or a number, bool, list or dict"
+"""What a target's answer may be (returned, or as ``TargetResponse.output``). Text is kept as it is; any other
+of these is kept as the output, made JSON-safe (:func:`~cogeval.data.jsonable.jsonable`: a tuple becomes a
+list, NaN ``None``), and metrics score its ``str()``. Anything else (``None``, an SDK's response object) is
+refused: the case's error names the type, so a forgotten ``.text`` never scores as an answer."""
+
 late_cost: contextvars.ContextVar[Callable[[float], None] | None] = contextvars.ContextVar("late_cost", default=None)
 """Set by the runner for one case-trial: called, in the event loop, with the ``cost_usd`` of a sync
 function's answer that came after its call stopped waiting (a timeout): the money was spent."""
@@ -53,7 +62,8 @@ function's answer that came after its call stopped waiting (a timeout): the mone
 class TargetResponse:
     """What a target answered for one case (or one turn).
 
-    - ``output``: the answer text.
+    - ``output``: the answer: text, or a number, bool, list or dict, kept as the output (JSON-safe;
+      metrics score its ``str()``; :data:`ANSWER_RULE`).
     - ``usage``: ``{"input_tokens", "output_tokens", "cost_usd"}``; OpenAI's
       ``prompt_tokens`` / ``completion_tokens`` are accepted and renamed; a
       missing value is ``None``; other keys are kept as given.
@@ -74,7 +84,7 @@ class TargetResponse:
     cogeval.errors.InputError: TargetResponse.duration_s must be a finite number of seconds >= 0 or None; got -1
     """
 
-    output: str
+    output: Any
     usage: Mapping[str, Any] | None = None
     tool_calls: Any = None
     trace_id: str | None = None
@@ -83,7 +93,10 @@ class TargetResponse:
 
     def __post_init__(self) -> None:
         if not isinstance(self.output, str):
-            raise InputError(f"TargetResponse.output must be a str; got {type(self.output).__name__}: {describe(self.output)}")
+            if not _is_answer(self.output):
+                raise InputError(f"TargetResponse.output must be {ANSWER_RULE}; got {type(self.output).__name__}: "
+                                 f"{describe(self.output)}")
+            object.__setattr__(self, "output", jsonable(self.output))
         if self.usage is not None:
             object.__setattr__(self, "usage", _normalised_usage(self.usage))
         if self.prompt is not None:
@@ -150,7 +163,7 @@ class TurnOutcome:
 
     turn: int
     input: Any
-    output: str
+    output: Any
     duration_s: float
     input_tokens: int | None = None
     output_tokens: int | None = None
@@ -200,7 +213,15 @@ class _FunctionTarget(Target):
         return f"_FunctionTarget({_name(self.fn)})"
 
     def describe(self) -> dict[str, Any]:
-        return {"type": "function", "name": _name(self.fn), "module": getattr(self.fn, "__module__", None)}
+        """The function's name and module; for a ``functools.partial`` its function and arguments, for a
+        callable object its class and ``repr`` (what tells two differently made targets apart on resume)."""
+        fn, described = self.fn, {}
+        if isinstance(fn, functools.partial):
+            described["arguments"] = describe((fn.args, fn.keywords), 200)
+            fn = fn.func
+        elif not (inspect.isroutine(fn) or isinstance(fn, type)) and type(fn).__repr__ is not object.__repr__:
+            described["repr"] = describe(fn, 200)  # an instance with __call__ and a repr of its own (not an address)
+        return {"type": "function", "name": _name(fn), "module": getattr(fn, "__module__", None), **described}
 
     async def call(self, case: Case, *, messages: list[dict[str, Any]] | None = None,
                    timeout: float | None = None) -> TargetResponse:
@@ -239,13 +260,18 @@ def _calling_convention(fn: Callable[..., Any]) -> tuple[bool, bool]:
     return pass_case, pass_messages
 
 
+def _is_answer(value: Any) -> bool:
+    """Whether ``value`` is an answer other than text (:data:`ANSWER_RULE`): a number, bool, list, tuple or mapping."""
+    return isinstance(value, (Real, list, tuple, Mapping))
+
+
 def _as_response(result: Any) -> TargetResponse:
-    """A target's return value as a :class:`TargetResponse` (a ``str`` becomes its output)."""
+    """A target's return value as a :class:`TargetResponse` (a ``str``, number, bool, list or dict becomes its output)."""
     if isinstance(result, TargetResponse):
         return result
-    if isinstance(result, str):
+    if isinstance(result, str) or _is_answer(result):
         return TargetResponse(result)
-    raise InputError(f"target returned {type(result).__name__}; expected str or TargetResponse")
+    raise InputError(f"target returned {type(result).__name__}; expected {ANSWER_RULE}, or a TargetResponse")
 
 
 def as_target(obj: Any) -> Target:
@@ -370,7 +396,7 @@ async def converse(target: Target, case: Case, *, timeout: float | None = None) 
             prompt=response.prompt,
         ))
         responses.append(response)
-        conversation.append({"role": "assistant", "content": response.output})
+        conversation.append({"role": "assistant", "content": input_text(response.output)})  # a number as JSON text
     last = responses[-1]
     usage = {name: _total([getattr(t, name) for t in turns]) for name in _USAGE_ALIASES}
     reported = any(r.duration_s is not None for r in responses)
