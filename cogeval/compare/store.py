@@ -13,6 +13,7 @@ import datetime
 import math
 import os
 import pathlib
+import stat
 import sys
 import warnings
 from collections.abc import Callable, Mapping
@@ -85,8 +86,15 @@ class RunStore:
         return path
 
     def load(self, run_id: str) -> EvalRun:
-        """The run with this id; strict: a missing or broken file raises."""
-        return load_run(self.path / f"{check_run_id(run_id)}.json")
+        """The run with this id; strict: a missing or broken file raises (a file that is not a regular file
+        in the folder, or is too large, too: :class:`~cogeval.errors.RunFileError`)."""
+        path = self.path / f"{check_run_id(run_id)}.json"
+        try:
+            _check_regular(path)
+        except Unlisted as problem:
+            if path.exists() or path.is_symlink():
+                raise RunFileError(f"run file '{path}' {problem}") from None
+        return load_run(path)
 
     def runs(self, filter: Mapping[str, Any] | Callable[[_RunSummary], bool] | None = None) -> list[EvalRun]:
         """Every readable run matching ``filter``, newest first."""
@@ -225,8 +233,7 @@ def _run_in(path: pathlib.Path) -> EvalRun | None:
     """The run in ``path``, read and validated as :func:`~cogeval.data.load_run` does; None for JSON that is not
     a run (a baseline, a config: not ours to report); :class:`~cogeval.compare.store_index.Unlisted` with the
     reason for anything else."""
-    if path.is_dir():
-        raise Unlisted("is a folder, not a run file")
+    _check_regular(path)
     try:
         raw = path.read_bytes()
     except OSError as error:
@@ -249,6 +256,29 @@ def _run_in(path: pathlib.Path) -> EvalRun | None:
         return run_from_json(document, f"run file '{path}'")  # parsed once, validated as load_run does
     except (RunFileError, ValueError) as error:
         raise Unlisted(str(error)) from None
+
+
+_MAX_RUN_FILE_BYTES = 4 * 2**30
+"""The largest file a store reads (4 GiB: a run of a million cases with five metrics takes about 1.6 GB)."""
+
+
+def _check_regular(path: pathlib.Path) -> None:
+    """Raises :class:`Unlisted` unless ``path`` is a regular file in its folder (a link may point only within
+    it) of at most :data:`_MAX_RUN_FILE_BYTES`: a FIFO would hang a listing, ``/dev/zero`` would fill memory."""
+    try:
+        status = path.stat()
+        outside = path.is_symlink() and not path.resolve().is_relative_to(path.parent.resolve())
+    except OSError as error:
+        raise Unlisted(f"cannot be read: {error.strerror or error}") from None
+    if outside:
+        raise Unlisted("is a link to a file outside the store's folder")
+    if stat.S_ISDIR(status.st_mode):
+        raise Unlisted("is a folder, not a run file")
+    if not stat.S_ISREG(status.st_mode):
+        raise Unlisted("is not a regular file (a FIFO, a device or a socket)")
+    if status.st_size > _MAX_RUN_FILE_BYTES:
+        raise Unlisted(f"holds {status.st_size:,} bytes, more than a store reads ({_MAX_RUN_FILE_BYTES:,}); "
+                       "read it with load_run")
 
 
 def _predicate(filter: Any) -> Callable[[_RunSummary], bool]:
