@@ -96,6 +96,8 @@ def _read(file: pathlib.Path) -> Any:
     except FileNotFoundError:
         raise FileNotFoundError(2, "Inspect log not found", str(file)) from None
     kind: Literal["eval", "json"] = "eval" if head == b"PK\x03\x04" else "json"
+    if kind == "eval":
+        _check_unpacked_size(file)
     try:
         return read_eval_log(str(file), resolve_attachments=True, format=kind)
     except Exception as error:  # noqa: BLE001 - any failure of Inspect's reader is explained below
@@ -125,6 +127,27 @@ def _json_refusal(file: pathlib.Path) -> str | None:
     except json.JSONDecodeError as bad:
         return f"file '{file}' is not an Inspect log: not valid JSON: line {bad.lineno} column {bad.colno}: {bad.msg}"
     return None if _looks_like(data) == _KIND else f"file '{file}' is not an Inspect log: {_other_kind(data)}"
+
+
+_MAX_UNPACKED = 2 * 2**30
+"""The most a ``.eval`` log may unpack to (2 GiB), and, past :data:`_BOMB_FLOOR`, the most it may grow by."""
+_BOMB_FLOOR, _MAX_RATIO = 64 * 2**20, 200
+"""A log that unpacks to more than 64 MiB at more than 200 times its packed size is a zip bomb (JSON logs
+pack 5-20 times): Inspect's reader would hold it all in memory."""
+
+
+def _check_unpacked_size(file: pathlib.Path) -> None:
+    """Refuse (:class:`RunFileError`) a ``.eval`` log whose members unpack past the limits, before reading it."""
+    try:
+        with zipfile.ZipFile(file) as archive:
+            unpacked = sum(member.file_size for member in archive.infolist())
+    except (zipfile.BadZipFile, OSError):
+        return  # a damaged log: let Inspect's own error say what is wrong
+    packed = max(file.stat().st_size, 1)
+    if unpacked > _MAX_UNPACKED or (unpacked > _BOMB_FLOOR and unpacked > _MAX_RATIO * packed):
+        raise RunFileError(f"Inspect log '{file}' unpacks to {unpacked:,} bytes from {packed:,}; cogeval reads "
+                           f"logs that unpack to at most {_MAX_UNPACKED:,} bytes, or {_MAX_RATIO} times their size "
+                           f"past {_BOMB_FLOOR:,} (a zip bomb would fill memory)")
 
 
 def _zip_is_inspect(file: pathlib.Path) -> bool:

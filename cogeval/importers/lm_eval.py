@@ -187,7 +187,7 @@ def _check_line(data: dict[str, Any], where: str) -> None:
         if field not in data:
             raise RunFileError(f"{where} has no {field!r} field ({_KIND} has {', '.join(_LINE_FIELDS)} on every line)")
     doc_id = data["doc_id"]
-    if not is_real(doc_id) or not float(doc_id).is_integer() or doc_id < 0:
+    if not is_real(doc_id) or not (isinstance(doc_id, int) or float(doc_id).is_integer()) or doc_id < 0:
         raise RunFileError(f"{where}: doc_id must be an integer >= 0; got {describe(doc_id)}")
     if not isinstance(data["filter"], str) or not data["filter"]:
         raise RunFileError(f"{where}: filter must be a filter name (a non-empty string); got {describe(data['filter'])}")
@@ -382,7 +382,10 @@ def _number(value: Any) -> tuple[float, str | None]:
     if isinstance(value, bool):
         return float(value), None
     if is_real(value):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer of hundreds of digits
+            return math.nan, f"lm-eval logged {describe(value)}, beyond the range of a float"
         return (number, None) if math.isfinite(number) else (math.nan, f"lm-eval logged {number!r}, not a finite number")
     if value is None:
         return math.nan, "lm-eval logged null"
