@@ -1,6 +1,6 @@
 # Two commands do everything on a fresh machine (see README.md):
 #   make demo   -- the offline demo
-#   make test   -- lint (ruff, mypy), then the test suite (what .ci/run calls)
+#   make test   -- lint (ruff, mypy), then the test suite in parallel and random order (what .ci/run calls)
 # While developing, `make test-quick` skips the lint and the slow and browser tests; `make lint` runs the lint alone.
 # The virtual environment is created on first use and refreshed when pyproject.toml changes.
 
@@ -30,7 +30,7 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 
 test: lint
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --dist loadgroup
 
 test-quick: $(STAMP)
 	$(PY) -m pytest -q -m "not slow and not browser"

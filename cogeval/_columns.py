@@ -55,6 +55,8 @@ TEST = "test"
 WINNER = "winner"
 DELTA = "delta"
 DIRECTION = "direction"
+ERRORED = "errored"
+"""Which run's target failed on a case (``"base"``, ``"head"``, ``"both"``) in a comparison's ``changes`` and ``errored``."""
 
 CASES_COLUMNS = (CASE_KEY, OCCURRENCE, INPUT, EXPECTED, CONTEXT, METADATA)
 RESULTS_COLUMNS = (

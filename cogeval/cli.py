@@ -3,7 +3,11 @@
 Errors in what the user gave (a missing file or folder, a file that is not a
 run, a broken run, a bad option) print one line on stderr (``cogeval: error:
 no such file: 'x.json'``) and exit with status 2; ``compare
---fail-on-regression`` exits 1 when a deciding metric's verdict is ``worse``.
+--fail-on-regression`` exits 1 (:data:`EXIT_REGRESSION`) when a deciding
+metric's verdict is ``worse``, and 2 (:data:`EXIT_NOT_COMPARED`) when no case
+of base matched a case of head: a gate fails when it has no evidence.
+Comparing a run with itself (both resolve to one run id, as ``cogeval compare
+runs/ runs/`` does) or with a copy of itself warns.
 
 Console output fits the terminal (``COLUMNS`` respected, 80 columns at least);
 ``compare --wide`` prints every column. ``cogeval --help`` imports no pandas,
@@ -18,12 +22,20 @@ Actions workflow command (``::error``...).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import pathlib
 import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
 from cogeval._text import printable, terminal_text, with_unit
+
+EXIT_REGRESSION = 1
+"""``compare --fail-on-regression``: a deciding metric's verdict is ``worse``."""
+EXIT_NOT_COMPARED = 2
+"""``compare --fail-on-regression``: no case of base matched a case of head, so nothing was compared (as a run
+of no cases is a failed run, :data:`cogeval.evaluate.EXIT_RUN_FAILED`, and as bad input exits)."""
 
 
 def _say(text: Any, file: TextIO | None = None) -> None:
@@ -115,8 +127,10 @@ def _demo(args: argparse.Namespace) -> int:
 
 def _compare(args: argparse.Namespace) -> int:
     from cogeval import compare_runs
+    from cogeval.compare.runs import same_run_warnings
 
-    comparison = compare_runs(_load(args.base), _load(args.head), alpha=args.alpha, test=args.test,
+    base, head = _load(args.base), _load(args.head)
+    comparison = compare_runs(base, head, alpha=args.alpha, test=args.test,
                               seed=args.seed, metrics=_names(args.metrics), decide_on=_names(args.decide_on),
                               margins=dict(args.margin))
     if args.format == "json":
@@ -128,6 +142,7 @@ def _compare(args: argparse.Namespace) -> int:
             "matched": comparison.matched, "n_added": comparison.n_added, "n_removed": comparison.n_removed,
             "metrics": comparison.to_frame().to_dict("records"),
             "changes": comparison.changes.to_dict("records"), "warnings": list(comparison.warnings),
+            "changed": comparison.changed, "errored": comparison.errored.to_dict("records"),
         }
         text = json_text(document, indent=2)
         if args.out:
@@ -141,10 +156,17 @@ def _compare(args: argparse.Namespace) -> int:
 
         for path in report_comparison(comparison, args.format, args.out or "eval-comparison", wide=args.wide):
             _say(path)
+    if args.format != "console":  # the console report lists every warning; the others are files or JSON
+        for warning in same_run_warnings(base, head):
+            _say(f"cogeval: warning: {printable(warning)}", file=sys.stderr)
+    if args.fail_on_regression and comparison.matched == 0:
+        _say("cogeval: no case of base matched a case of head, so nothing was compared and "
+             "--fail-on-regression cannot pass it", file=sys.stderr)
+        return EXIT_NOT_COMPARED
     if args.fail_on_regression and comparison.regressions:
         worse = ", ".join(printable(str(m)) for m in comparison.regressions)
         _say(f"cogeval: head is worse on {worse} (deciding metrics)", file=sys.stderr)
-        return 1
+        return EXIT_REGRESSION
     return 0
 
 
@@ -185,19 +207,27 @@ def _runs(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
+    from cogeval._text import terminal_width
     from cogeval.data.jsonable import json_text
+    from cogeval.present.run_errors import error_lines
 
     run = _load(args.run)
-    stats = run.stats
+    for disagreement in run.stored_disagreements():  # what is shown comes from the results and scores
+        _say(f"cogeval: warning: run {run.run_id}: {printable(disagreement)}", file=sys.stderr)
+    errors = sum(r.error is not None for r in run.results)
+    metric_errors = sum(s.error is not None for r in run.results for s in r.scores)
     _say(f"run {run.run_id}  name {printable(str(run.name))}  started {run.started_at}  finished {run.finished_at}")
-    _say(f"{stats.total} results, {stats.errors} errors, {run.dataset.cases} cases, fingerprint {printable(run.fingerprint[:12])}")
+    _say(f"{len(run.results)} results, {errors} errors, {metric_errors} metric errors, {run.dataset.cases} cases, "
+         f"fingerprint {printable(run.fingerprint[:12])}")
     if run.metadata:
         _say("metadata " + printable(json_text(run.metadata)))
-    rows = [{"metric": with_unit(name, name), **agg.model_dump()} for name, agg in run.aggregated.items()]
+    rows = [{"metric": with_unit(name, name), **agg.model_dump()} for name, agg in run.aggregated_from_scores().items()]
     if rows:
         import pandas as pd
 
         _say(_inert_frame(pd.DataFrame(rows)).to_string(index=False))
+    for line in error_lines(run, terminal_width()):
+        _say(line)
     for check in run.assertions:
         _say(f"{'PASS' if check.passed else 'FAIL'}  {printable(check.name)}: {printable(check.message)}")
     return 0
@@ -255,7 +285,8 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--margin", type=_margin, action="append", default=[], metavar="METRIC=NUMBER",
                          help="smallest difference that matters, in the metric's units (repeatable), e.g. latency=0.05")
     compare.add_argument("--fail-on-regression", action="store_true",
-                         help="exit 1 when the verdict of any deciding metric is 'worse'")
+                         help="exit 1 when the verdict of any deciding metric is 'worse', "
+                              "2 when no case of base matched a case of head")
     compare.set_defaults(handler=_compare)
 
     imports = commands.add_parser("import", help="save the runs of another tool's file as run files "
@@ -298,6 +329,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except CogevalError as error:
         _say(f"cogeval: error: {printable(str(error))}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `cogeval runs | head -1`: the reader has what it wanted
+        with contextlib.suppress(OSError, ValueError):  # so that the flush at exit meets no pipe
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except OSError as error:  # an output that cannot be written: read-only, a full disk, a file for a folder
+        where = "" if error.filename is None else f": {str(error.filename)!r}"
+        _say(f"cogeval: error: {printable(error.strerror or str(error))}{where}", file=sys.stderr)
         return 2
 
 

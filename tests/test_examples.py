@@ -15,11 +15,13 @@ with their output checked); signatures are fenced as ``text``.
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import pathlib
 import re
 import shutil
 import sys
+import tempfile
 import types
 
 import pandas as pd
@@ -150,11 +152,26 @@ def _context(folder: pathlib.Path) -> dict:
         "df": frame, "scores": scores, "head_scores": scores, "base_scores": scores[::-1],
         "threshold": cogeval.threshold, "assertion": cogeval.assertion, "relevance": cogeval.relevance,
         "ChatTarget": cogeval.ChatTarget, "EvalRun": cogeval.EvalRun, "RunInterrupted": RunInterrupted,
-        "result": cogeval.EvalComparison(dataset, {"v1": _answer, "v2": _answer}, metrics=[exact_match()],
+        "result": cogeval.EvalComparison(dataset, {"baseline": _answer, "challenger": _answer}, metrics=[exact_match()],
                                          progress=False).run(),
         "suite": EvalSuite(dataset, _answer, metrics=[exact_match()], progress=False),
         "my_llm_call": lambda question: reply, "my_chat": lambda messages: "Pack light layers.",
     }
+
+
+@contextlib.contextmanager
+def _port_taken_in_turn(port: int):
+    """Holds an exclusive lock on a file named after ``port`` while the body runs, so the tests of parallel
+    workers (pytest-xdist), or of two test sessions on one machine, take turns on a fixed port instead of
+    failing with "Address already in use"."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock, run as before
+        yield
+        return
+    with open(pathlib.Path(tempfile.gettempdir()) / f"cogeval-tests-port-{port}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 @pytest.fixture
@@ -167,7 +184,8 @@ def world(tmp_path, monkeypatch):
     shutil.copy(tmp_path / "questions.jsonl", tmp_path / "eval" / "cases.jsonl")
     _tool_files(tmp_path)
     monkeypatch.setitem(sys.modules, "myapp", types.SimpleNamespace(answer=_answer))
-    with ChatServer(_judge_reply) as server, ChatServer(_judge_reply, port=OLLAMA_PORT):
+    with (_port_taken_in_turn(OLLAMA_PORT), ChatServer(_judge_reply) as server,
+          ChatServer(_judge_reply, port=OLLAMA_PORT)):
         monkeypatch.setenv("OPENAI_BASE_URL", server.url)
         monkeypatch.setenv("OPENAI_API_KEY", "test-key")
         yield tmp_path

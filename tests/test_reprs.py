@@ -81,8 +81,8 @@ RESULTS = {
     EvalRun: (lambda tmp: make_run("base", name=SCRIPT), True, "aggregated"),
     RunStore: (store, True, "to_frame"),
     RunComparison: (lambda tmp: comparison(), True, "metrics"),
-    ComparisonResult: (lambda tmp: EvalComparison(DATA, targets={"a": lambda q: q if q[-1] < "6" else "no",
-                                                                    "b": lambda q: q if q[-1] in "13579" else "no"},
+    ComparisonResult: (lambda tmp: EvalComparison(DATA, targets={"baseline": lambda q: q if q[-1] < "6" else "no",
+                                                                    "challenger": lambda q: q if q[-1] in "13579" else "no"},
                                                   metrics=[exact_match()], progress=False, seed=0).run(), True, "comparison"),
     MetricComparison: (lambda tmp: dataclasses.replace(comparison().metrics["quality"], metric=SCRIPT), True, "to_dict"),
     Leaderboard: (lambda tmp: run_variants(DATA, Variants({SCRIPT: lambda q: q, "zero": lambda q: "0"}), [exact_match()],
@@ -139,13 +139,15 @@ def test_comparison_shows_wins_and_regressions_at_a_glance():
     html = comparison()._repr_html_()
     assert html.startswith(  # one deciding metric each way: the run's verdict is mixed, in the words of every report
         '<div class="cogeval"><span class="b bad">mixed</span> mixed: head is better on exact_match and worse on '
-        f"latency (α = 0.05, 20 matched cases) · head (head) vs {ESCAPED} (base) · 0 added, 0 removed cases</div>")
+        f"latency (α = 0.05, 20 matched cases) · head (head) vs {ESCAPED} (base) · 0 added, 0 removed cases<br>changed: "
+        "nothing recorded differs (target, system prompt, temperature, trials, judge, metric parameters, prompts, "
+        "dataset)</div>")
     rows = html.split("<tr>")
     exact, latency, quality = (next(r for r in rows if f">{name}" in r) for name in ("exact_match ↑", "latency ↓", "quality ↑"))
     assert '<span class="b good">better</span>' in exact and '<span class="b bad">worse</span>' in latency
     assert '<span class="b neutral">inconclusive</span>' in quality
     assert '<td class="s">[0.3041, 0.8487] at 97.5%</td>' in exact and '<td class="s">decides</td>' in exact
-    assert "<caption>Regressed cases × metrics: 32, largest first (all in .changes)</caption>" in html
+    assert "<caption>Regressed cases × deciding metrics: 32, largest first (all in .changes)</caption>" in html
     assert "27 more rows" in html  # compact: the five largest are shown
     assert '<td class="s">latency</td><td class="s">question' in html
 

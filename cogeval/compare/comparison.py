@@ -24,6 +24,8 @@ from cogeval.evaluate.suite import EvalSuite, arun_interleaved
 from cogeval.execution import run_sync
 
 _SIDES = {"base": "baseline", "head": "challenger", "tie": "tie"}
+_ROLES = ("baseline", "challenger")
+"""The keys of ``targets``, in the order the runs are compared: base, then head."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,8 +87,10 @@ def summarise(comparison: RunComparison) -> dict[str, Any]:
 class EvalComparison:
     """Two targets, one dataset, the same metrics: which target is better?
 
-    ``targets`` maps exactly two names to targets; the first is the baseline,
-    the second the challenger (``{"baseline": ..., "challenger": ...}``);
+    ``targets`` is ``{"baseline": ..., "challenger": ...}``: the targets are
+    read by those two keys, in either order (any other key, a missing one, or
+    not a mapping is an :class:`~cogeval.errors.InputError` naming the keys it
+    got); the runs are named ``baseline`` and ``challenger``.
     ``on_progress`` receives ``{target, completed, total, current_case}``.
     ``alpha``, ``test``, ``seed``, ``decide_on`` and ``margins`` are
     :func:`~cogeval.compare_runs`'s.
@@ -111,11 +115,8 @@ class EvalComparison:
         decide_on: Sequence[str] | None = None,
         margins: Mapping[str, float] | None = None,
     ) -> None:
-        if not isinstance(targets, Mapping) or len(targets) != 2 or not all(isinstance(k, str) for k in targets):
-            raise InputError(
-                f"targets must map two names to targets, baseline first: {{'baseline': ..., 'challenger': ...}}; got {describe(targets)}"
-            )
-        self.names = list(targets)
+        targets = {name: target for name, target in zip(_ROLES, _check_targets(targets))}
+        self.names = list(_ROLES)
         self.suites = [
             EvalSuite(
                 dataset, target, metrics=metrics, statistical_metrics=statistical_metrics, judge=judge,
@@ -147,6 +148,26 @@ class EvalComparison:
         comparison = compare_runs(baseline, challenger, alpha=self.alpha, test=self.test, seed=self.seed,
                                   decide_on=self.decide_on, margins=self.margins)
         return ComparisonResult(summarise(comparison), baseline, challenger, comparison)
+
+
+def _check_targets(targets: Any) -> tuple[Any, Any]:
+    """``(baseline, challenger)``: the targets of ``targets`` read by their keys, whatever their order.
+
+    >>> _check_targets({"challenger": "new", "baseline": "old"})
+    ('old', 'new')
+    >>> _check_targets({"old": 1, "new": 2})
+    Traceback (most recent call last):
+    ...
+    cogeval.errors.InputError: targets must have exactly the keys 'baseline' and 'challenger'; got the keys 'old', 'new'
+    """
+    expected = "the keys 'baseline' and 'challenger'"
+    if not isinstance(targets, Mapping):
+        raise InputError(f"targets must be a mapping with {expected} ({{'baseline': ..., 'challenger': ...}}); "
+                         f"got {describe(targets)}")
+    if set(targets) != set(_ROLES):
+        got = f"the keys {', '.join(describe(k) for k in targets)}" if targets else "no keys"
+        raise InputError(f"targets must have exactly {expected}; got {got}")
+    return targets["baseline"], targets["challenger"]
 
 
 def _tagged(callback: Callable[[dict[str, Any]], None], name: str) -> Callable[[dict[str, Any]], None]:

@@ -37,7 +37,13 @@ from cogeval.compare.pairing import (
     unit_ids,
     unit_values,
 )
-from cogeval.compare.result import MetricComparison, RunComparison, RunInfo
+from cogeval.compare.result import (
+    ERRORED_COLUMNS,
+    MetricComparison,
+    RunComparison,
+    RunInfo,
+    undefined_test_note,
+)
 from cogeval.compare.verdicts import check_decide_on, check_margins, equivalent, overall, power, verdict, winner
 from cogeval.errors import InputError
 from cogeval.stats import adjust_p_values, cohens_d
@@ -46,14 +52,16 @@ from cogeval.stats.inversion import holm_levels
 TESTS = ("t", "wilcoxon")
 """The tests ``test=`` accepts for non-binary metrics."""
 
-_MIN_PAIRS = 30
+MIN_PAIRS = 30
 """Fewer paired cases than this give a warning."""
 
-_MIN_DISCORDANT = 10
+MIN_DISCORDANT = 10
 """Fewer discordant pairs than this on a 0/1 metric give a warning."""
 
-CHANGES_COLUMNS = [*col.CHANGES_COLUMNS, col.OCCURRENCE]
-"""The ``changes`` table: the DESIGN §2 columns, then ``occurrence`` (which copy of a repeated case)."""
+CHANGES_COLUMNS = [*col.CHANGES_COLUMNS, col.OCCURRENCE, col.ERRORED]
+"""The ``changes`` table: the DESIGN §2 columns, then ``occurrence`` (which copy of a repeated case) and
+``errored`` (which run's target failed on the case: ``"base"`` or ``"head"``, and then ``direction`` is
+``"error"``; None when neither)."""
 
 _Describe = Callable[[pd.MultiIndex], dict[str, np.ndarray]]
 """What ``changes`` shows of some units (a ``(case_key, occurrence)`` MultiIndex, coded as the tables' units):
@@ -118,6 +126,7 @@ def compare_scores(
     head_info: RunInfo | None = None,
     warnings: Sequence[str] = (),
     units: Sequence[UnitCodes] | None = None,
+    changed: Sequence[str] | None = None,
 ) -> RunComparison:
     """Compare ``head`` against ``base``, metric by metric, on the cases both ran.
 
@@ -140,7 +149,8 @@ def compare_scores(
     units, when known (:func:`~cogeval.compare.pairing.unit_codes` of both
     tables at once, or codes over shared levels, as ``compare_runs`` makes them
     from its results): then no case key is hashed, and the tables need only
-    ``metric``, ``score`` and ``case_error``.
+    ``metric``, ``score`` and ``case_error``. ``changed``: what differs in how the runs were made, recorded as
+    the result's ``changed`` (``compare_runs``: :func:`~cogeval.compare.runs.changes_between`; None: not known).
     See ``docs/comparing.md``.
 
     >>> rows = lambda scores: pd.DataFrame({"run_id": "r", "case_key": list("abcdef"), "occurrence": 0,
@@ -176,10 +186,15 @@ def compare_scores(
     pairing = pair_units(*(unit_values(frame, directions, coded) for frame, coded in zip((base, head), codes)))
     one_sided = pairing.base_errored != pairing.head_errored
     both_failed = pairing.base_errored & pairing.head_errored
+    unmatched = [] if len(pairing.units) else [  # the first warning of all: every other one follows from it
+        f"No case of base matched a case of head: the base run has {len(pairing.removed)} case(s) and the head run "
+        f"{len(pairing.added)}, none with the same case key (input, turns and expected), so nothing was compared "
+        "and the verdict is inconclusive"]
+    errored = _sides(pairing.base_errored, pairing.head_errored)
 
     pairs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     tests: dict[str, PairedTest] = {}
-    changed: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]] = []
+    moves: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]] = []
     counts: dict[str, tuple[int, int]] = {}
     failed_trials = [_unscored_trials(frame, coded, pairing.units, names) for frame, coded in zip((base, head), codes)]
     for j, name in enumerate(names):
@@ -208,13 +223,14 @@ def compare_scores(
         pairs[name], tests[name] = (b, h), paired_test(b, h, test)
         d = noise_floor(h - b)
         if math.isnan(tests[name].p_value):
-            notes.append(f"Metric {name!r}: every paired difference is {d[0]:+.6g}, so the t-test is undefined "
-                         "(p-value NaN, not significant); test='wilcoxon' can rank them")
+            notes.append(f"Metric {name!r}: {undefined_test_note(d[0])}")
         moved = d != 0
         better = moved & ((d > 0) == up)
-        counts[name] = int(better.sum()), int((moved & ~better).sum())
+        # A case the target failed on in one run moved because it failed: an error, counted as neither way.
+        failed = one_sided[keep]
+        counts[name] = int((better & ~failed).sum()), int((moved & ~better & ~failed).sum())
         if moved.any():
-            changed.append((name, np.flatnonzero(keep)[moved], d[moved], better[moved]))
+            moves.append((name, np.flatnonzero(keep)[moved], d[moved], better[moved]))
 
     adjusted: dict[str, float] = {}
     levels: dict[str, float] = {}
@@ -252,7 +268,7 @@ def compare_scores(
     deciders = [m for m in results.values() if m.role == "decides"]
     votes = [m.winner for m in deciders]
     heads, bases = votes.count("head"), votes.count("base")
-    if names and not deciders:
+    if names and not deciders and len(pairing.units):
         notes.append("No compared metric decides the verdict (the compared ones only inform; name the deciding ones "
                      "with decide_on), so it is inconclusive")
 
@@ -264,27 +280,29 @@ def compare_scores(
         matched=len(pairing.units),
         added=_unpaired(pairing.added, describe),
         removed=_unpaired(pairing.removed, describe),
-        warnings=[*warnings, *notes],
-        changes=_changes(pairing.units, pairing.base, pairing.head, changed, describe),
+        warnings=[*unmatched, *warnings, *notes],
+        changes=_changes(pairing.units, pairing.base, pairing.head, moves, describe, errored, deciding),
         alpha=alpha,
         seed=seed,
         verdict=overall([m.verdict for m in deciders]),
         margins=margins,
+        errored=_errored(pairing.units, errored, describe),
+        changed=None if changed is None else list(changed),
     )
 
 
 def _power_warnings(metrics: Iterable[MetricComparison], tests: Mapping[str, PairedTest]) -> list[str]:
     """Too few paired cases, or too few discordant pairs on a 0/1 metric, for the tests to say much."""
     metrics = list(metrics)
-    few = [f"{m.metric} ({m.n})" for m in metrics if 0 < m.n < _MIN_PAIRS]
+    few = [f"{m.metric} ({m.n})" for m in metrics if 0 < m.n < MIN_PAIRS]
     sparse = [f"{m.metric} ({sum(tests[m.metric].discordant)})" for m in metrics
-              if tests[m.metric].name.startswith("mcnemar") and sum(tests[m.metric].discordant) < _MIN_DISCORDANT]
+              if tests[m.metric].name.startswith("mcnemar") and sum(tests[m.metric].discordant) < MIN_DISCORDANT]
     notes = []
     if few:
-        notes.append(f"Fewer than {_MIN_PAIRS} paired cases for {', '.join(few)}: the tests have little power, "
+        notes.append(f"Fewer than {MIN_PAIRS} paired cases for {', '.join(few)}: the tests have little power, "
                      "so 'inconclusive' may only mean too few cases (see n_needed)")
     if sparse:
-        notes.append(f"Fewer than {_MIN_DISCORDANT} discordant pairs (cases exactly one run got right) for "
+        notes.append(f"Fewer than {MIN_DISCORDANT} discordant pairs (cases exactly one run got right) for "
                      f"{', '.join(sparse)}: McNemar's test can say little (see n_needed)")
     return notes
 
@@ -348,20 +366,26 @@ def _changes(
     head: pd.DataFrame,
     changed: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]],
     describe: _Describe,
+    errored: np.ndarray | None = None,
+    deciding: set[str] | None = None,
 ) -> pd.DataFrame:
-    """The changes table: one row per unit × metric that moved, largest |delta| first, then the further columns
-    of ``describe``.
+    """The changes table: one row per unit × metric that moved, the rows of deciding metrics first, each part
+    largest |delta| first, then the further columns of ``describe``.
 
     Ties in |delta| (rounded to 9 decimals) keep metric order (as compared), then unit order (base order).
+    ``errored`` (one value per unit: None, ``"base"``, ``"head"`` or ``"both"``) marks the units the target failed
+    on: their rows' ``direction`` is ``error``, not ``improved`` or ``regressed``. ``deciding``: the deciding
+    metrics (None: all).
     """
     if not changed:
         frame = pd.DataFrame({c: pd.Series(dtype=float if c in (col.BASE, col.HEAD, col.DELTA) else object)
                               for c in CHANGES_COLUMNS})
         return _described(frame, describe(units[:0]), np.array([], dtype=np.intp))
     delta = np.concatenate([d for _, _, d, _ in changed])
+    informs = np.concatenate([np.full(len(d), deciding is not None and name not in deciding) for name, _, d, _ in changed])
     # |delta| rounded: float noise (0.9 - 1.3 vs 0.8 - 1.2) must not decide the order. The rows come in metric
     # order, then unit order, so a stable sort keeps those ties in place. Each column is made in that order.
-    order = np.argsort(-np.round(np.abs(delta), 9), kind="stable")
+    order = np.lexsort((-np.round(np.abs(delta), 9), informs))
 
     def ordered(parts: Iterable[np.ndarray]) -> np.ndarray:
         return np.concatenate(list(parts))[order]
@@ -377,10 +401,13 @@ def _changes(
     moved[position] = True
     described = describe(units[moved])
     row = (np.cumsum(moved) - 1)[position]  # each row's unit among the moved ones
+    failed = np.full(len(position), None, dtype=object) if errored is None else errored[position]
+    direction = np.array(["regressed", "improved"], dtype=object)[better.astype(int)]
+    direction[np.not_equal(failed, np.array(None, dtype=object))] = "error"
     # Text stays Python objects: no conversion to Arrow strings, which refuse a lone surrogate of user text.
     text = {col.CASE_KEY: keys[position], col.INPUT: _texts(described[col.INPUT])[row],
             col.METRIC: np.array([name for name, *_ in changed], dtype=object)[metric],
-            col.DIRECTION: np.array(["regressed", "improved"], dtype=object)[better.astype(int)]}
+            col.DIRECTION: direction, col.ERRORED: failed}
     frame = pd.DataFrame({  # of arrays made here: none is copied
         **{name: pd.Series(values, dtype=object, copy=False) for name, values in text.items()},
         col.BASE: base_value,
@@ -389,6 +416,22 @@ def _changes(
         col.OCCURRENCE: units.get_level_values(1).to_numpy()[position],
     }, columns=CHANGES_COLUMNS, copy=False)
     return _described(frame, described, row)
+
+
+def _sides(base: np.ndarray, head: np.ndarray) -> np.ndarray:
+    """Per unit, which run's target failed on it: None, ``"base"``, ``"head"`` or ``"both"`` (an object array)."""
+    sides = np.full(len(base), None, dtype=object)
+    sides[base & ~head], sides[head & ~base], sides[base & head] = "base", "head", "both"
+    return sides
+
+
+def _errored(units: pd.MultiIndex, errored: np.ndarray, describe: _Describe) -> pd.DataFrame:
+    """The ``errored`` table: the units the target failed on in one run or both, in base order, with their inputs
+    as in ``changes``."""
+    failed = np.flatnonzero(np.not_equal(errored, np.array(None, dtype=object)))
+    frame = _unpaired(units[failed], describe)
+    frame[col.ERRORED] = pd.Series(errored[failed], dtype=object)
+    return frame[ERRORED_COLUMNS]
 
 
 def _described(frame: pd.DataFrame, described: dict[str, np.ndarray], row: np.ndarray) -> pd.DataFrame:

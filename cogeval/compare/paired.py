@@ -1,7 +1,9 @@
 """The paired test of one metric as a comparison runs it, and the interval that inverts it.
 
 The noise floor comes first: a paired difference within :data:`TOLERANCE` of
-0 is exactly 0. Then McNemar's test for 0/1 values, else the paired t-test or
+0 is exactly 0, and every other one is rounded to :data:`SIGNIFICANT_DIGITS`
+significant digits, so differences equal but for float rounding (``1/3 - 0``
+and ``1 - 2/3``) are equal and a rank test sees their tie. Then McNemar's test for 0/1 values, else the paired t-test or
 Wilcoxon; the interval inverts that test at a given level
 (:mod:`cogeval.stats.inversion`), and :func:`agreeing_interval` makes sure it
 excludes 0 exactly when the metric is significant.
@@ -27,6 +29,13 @@ TOLERANCE = 1e-9
 """A paired difference at most this large (in absolute value) is no change: it is set to exactly 0
 before every test, interval, effect size and count (the noise floor)."""
 
+SIGNIFICANT_DIGITS = 12
+"""Every other paired difference is rounded to this many significant digits (R's ``signif(d, 12)``) by the
+noise floor. Per-case means of trials (``1/3``, ``2/3``) carry a rounding error in their last bits (about
+1e-16 of their size), so ``1 - 2/3`` and ``1/3 - 0`` differ by one bit; 12 digits of the 15-16 a double holds
+make such differences equal (ties that a rank test ranks as ties, as R's ``wilcox.test(..., digits.rank = 12)``
+would) and change no difference by more than 5e-13 of itself."""
+
 
 @dataclasses.dataclass(frozen=True)
 class PairedTest:
@@ -46,12 +55,24 @@ class PairedTest:
 
 
 def noise_floor(d: np.ndarray) -> np.ndarray:
-    """``d`` with every difference of at most :data:`TOLERANCE` in absolute value set to exactly 0.
+    """``d`` with every difference of at most :data:`TOLERANCE` in absolute value set to exactly 0, and every
+    other one rounded to :data:`SIGNIFICANT_DIGITS` significant digits.
 
     >>> noise_floor(np.array([0.1 + 0.2 - 0.3, 0.5, -1e-12])).tolist()
     [0.0, 0.5, 0.0]
+    >>> 1 - 2 / 3 == 1 / 3, noise_floor(np.array([1 - 2 / 3])) == noise_floor(np.array([1 / 3]))
+    (False, array([ True]))
     """
-    return np.where(np.abs(d) <= TOLERANCE, 0.0, d)
+    d = np.asarray(d, dtype=float)
+    return np.where(np.abs(d) <= TOLERANCE, 0.0, _significant(d, SIGNIFICANT_DIGITS))
+
+
+def _significant(x: np.ndarray, digits: int) -> np.ndarray:
+    """``x`` rounded to ``digits`` significant digits, as R's ``signif``; 0, NaN and ±inf kept."""
+    finite = np.isfinite(x) & (x != 0)
+    magnitude = np.floor(np.log10(np.abs(np.where(finite, x, 1.0))))
+    scale = 10.0 ** (digits - 1 - magnitude)  # a power of ten: the rounded value is an integer over it
+    return np.where(finite, np.round(x * scale) / scale, x)
 
 
 def is_binary(b: np.ndarray, h: np.ndarray) -> bool:

@@ -33,6 +33,9 @@ COLUMNS = [*col.COMPARISON_COLUMNS, "verdict", "role", "higher_is_better", "n_im
 ``n``, ``statistic`` and ``p_value`` are those every statistics result's row starts with, so the
 rows stack with ``paired_t_test(...).to_frame()`` and the like."""
 
+ERRORED_COLUMNS = [col.CASE_KEY, col.OCCURRENCE, col.INPUT, col.ERRORED]
+"""The ``errored`` table of a comparison: one row per matched case the target failed on in one run or both."""
+
 
 class _Fields:
     """Read a result's fields by name too (``info["run_id"]`` as ``info.run_id``), as issue 4 lists them."""
@@ -78,7 +81,8 @@ class MetricComparison(_Fields):
     cases needed to detect ``margin`` (or the observed difference when no
     margin is set); ``n_improved`` and ``n_regressed`` count the cases that moved
     for or against head, and :attr:`improved` / :attr:`regressed` are those
-    cases (this metric's rows of the comparison's ``changes``); ``statistic``
+    cases (this metric's rows of the comparison's ``changes``; a case the target
+    failed on in one run is in neither: its row's ``direction`` is ``error``); ``statistic``
     is the test's (t, McNemar's chi-square or Wilcoxon's V).
     """
 
@@ -147,7 +151,12 @@ class RunComparison:
     ``added``/``removed`` are the cases only head/base has (a table of
     ``case_key``, ``occurrence``, ``input``, one row per unit, in head/base
     order), ``n_added``/``n_removed`` their counts; ``margins`` are the margins used.
-    Each metric's ``improved``/``regressed`` are its rows of ``changes``.
+    Each metric's ``improved``/``regressed`` are its rows of ``changes``, which lists the rows of
+    deciding metrics first. ``errored`` is the table of matched cases the target failed on
+    (every trial) in one run or both (:data:`ERRORED_COLUMNS`; ``errored`` is ``"base"``, ``"head"`` or
+    ``"both"``), ``n_errored_base``/``n_errored_head`` their counts per run. ``changed`` says what
+    differs in how the runs were made (``compare_runs``: one short string per thing, ``[]`` when
+    nothing recorded differs; None when unknown, e.g. a comparison of bare score tables).
     """
 
     base: RunInfo
@@ -167,6 +176,14 @@ class RunComparison:
     """With ``compare_runs(..., by=...)``: one row per slice × metric (:data:`~cogeval.compare.slices.SLICE_COLUMNS`)."""
     by: str | None = None
     """What the cases were sliced by: the metadata field, or the function's name."""
+    changed: Sequence[str] | None = None
+    """What differs in how the two runs were made, one short string per thing, e.g. ``"model 'gpt-a' → 'gpt-b'"``,
+    ``"system prompt sha256:213c22ed → sha256:5499befb"``, ``"temperature 0 → 0.7"``, ``"trials 1 → 3"``,
+    ``"target (name 'v1' → 'v2')"``, ``"judge (model 'a' → 'b')"``, ``"parameters of contains (case_sensitive
+    False → True)"``, ``"prompt 'qa' v1 → v2"``, ``"dataset fingerprint bd64d0fb → 0c41d2aa"``; ``[]`` when nothing
+    recorded differs; None when not known (no run configurations were compared)."""
+    errored: pd.DataFrame = dataclasses.field(default_factory=lambda: pd.DataFrame(columns=ERRORED_COLUMNS))
+    """The matched cases the target failed on (every trial) in one run or both: :data:`ERRORED_COLUMNS`."""
 
     def __post_init__(self) -> None:
         # Each metric reads its improved/regressed cases from these changes (a replaced comparison relinks its own copies).
@@ -187,6 +204,16 @@ class RunComparison:
     def n_removed(self) -> int:
         """How many units only base has."""
         return len(self.removed)
+
+    @property
+    def n_errored_base(self) -> int:
+        """How many matched units the target failed on (every trial) in the base run."""
+        return int(self.errored[col.ERRORED].isin(("base", "both")).sum())
+
+    @property
+    def n_errored_head(self) -> int:
+        """How many matched units the target failed on (every trial) in the head run."""
+        return int(self.errored[col.ERRORED].isin(("head", "both")).sum())
 
     def to_frame(self) -> pd.DataFrame:
         """The comparison table: one row per metric, the DESIGN §2 columns then ``verdict``, ``role``,
@@ -247,7 +274,9 @@ class RunComparison:
         lead = (
             f'<div class="cogeval">{_VERDICT_BADGES[self.verdict]} {escape(headline(self))} · '
             f"{escape(self.head.name or self.head.run_id)} (head) vs {escape(self.base.name or self.base.run_id)} (base) · "
-            f"{self.n_added} added, {self.n_removed} removed cases</div>"
+            f"{self.n_added} added, {self.n_removed} removed cases"
+            + (f" · {escape(errored_text(self))}" if errored_text(self) else "")
+            + f"<br>changed: {escape(changed_text(self))}</div>"
         )
         table = html_table(
             rows, [col.METRIC, "role", col.BASE, col.HEAD, col.DIFFERENCE, "interval", "effect size", col.TEST, col.N,
@@ -255,11 +284,13 @@ class RunComparison:
             raw_columns=["verdict"],
         )
         notes = "".join(f"<li>{w}</li>" for w in map(escape, self.warnings))
-        regressed = self.changes[self.changes[col.DIRECTION] == "regressed"]
+        regressed = self.changes[(self.changes[col.DIRECTION] == "regressed")
+                                 & self.changes[col.METRIC].isin(self.decide_on)]
         cases = html_table(
             [{**row, col.INPUT: short_input(row[col.INPUT])} for row in regressed.to_dict("records")],
             [col.METRIC, col.INPUT, col.BASE, col.HEAD, col.DELTA],
-            caption=f"Regressed cases × metrics: {len(regressed)}, largest first (all in .changes)", max_rows=5,
+            caption=f"Regressed cases × deciding metrics: {len(regressed)}, largest first (all in .changes)",
+            max_rows=5,
         ) if len(regressed) else ""
         return lead + table + (f'<div class="cogeval"><ul>{notes}</ul></div>' if notes else "") + cases
 
@@ -287,6 +318,37 @@ def interval_text(m: MetricComparison) -> str:
     return f"[{format_value(m.ci.low)}, {format_value(m.ci.high)}] at {100 * m.ci_level:.3g}%"
 
 
+def undefined_test_note(difference: float) -> str:
+    """Why a paired t-test has no p-value: every paired difference is the same non-zero number (DESIGN §4).
+
+    The words of the whole comparison's warning, of :func:`verdict_note` and of a slice's ``note``.
+
+    >>> undefined_test_note(0.17)
+    "every paired difference is +0.17, so the t-test is undefined (p-value NaN, not significant); test='wilcoxon' can rank them"
+    """
+    return (f"every paired difference is {difference:+.6g}, so the t-test is undefined "
+            "(p-value NaN, not significant); test='wilcoxon' can rank them")
+
+
+def changed_text(comparison: RunComparison) -> str:
+    """What changed between the runs, as every report's line says it: the entries of ``changed`` joined by
+    ``"; "``, ``"nothing recorded differs"``, or ``"not recorded"`` without run configurations."""
+    if comparison.changed is None:
+        return "not recorded (no run configurations were compared)"
+    if not comparison.changed:
+        return ("nothing recorded differs (target, system prompt, temperature, trials, judge, metric parameters, "
+                "prompts, dataset)")
+    return "; ".join(map(str, comparison.changed))
+
+
+def errored_text(comparison: RunComparison) -> str:
+    """``"3 cases errored in head, 1 in base"`` (matched cases the target failed on), ``""`` when none did."""
+    head, base = comparison.n_errored_head, comparison.n_errored_base
+    if not head and not base:
+        return ""
+    return f"{head} {'case' if head == 1 else 'cases'} errored in head, {base} in base"
+
+
 def verdict_note(m: MetricComparison) -> str:
     """Why a metric got its verdict, in a few words; for ``inconclusive`` how many cases would settle it.
 
@@ -299,6 +361,8 @@ def verdict_note(m: MetricComparison) -> str:
         return f"equivalent within ±{format_value(m.margin)}"
     if m.n < 2:
         return "inconclusive: fewer than 2 paired cases"
+    if m.test == "t" and math.isnan(m.p_value):
+        return f"inconclusive: {undefined_test_note(m.difference)}"
     if m.significant:
         return f"inconclusive: significant, but not beyond the margin {format_value(m.margin)}"
     need = (f"about {m.n_needed} cases would detect {'the margin' if m.margin else 'a difference this large'}"

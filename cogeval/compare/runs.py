@@ -180,7 +180,7 @@ def compare_runs(
         decide_on=decide_on, informing=statistical, margins=margins, inputs=results.describe,
         base_info=RunInfo(base_run.run_id, base_run.name, base_run.started_at),
         head_info=RunInfo(head_run.run_id, head_run.name, head_run.started_at),
-        warnings=run_warnings(base_run, head_run), units=codes,
+        warnings=run_warnings(base_run, head_run), units=codes, changed=changes_between(base_run, head_run),
     )
     if by is None:
         return comparison
@@ -283,10 +283,31 @@ def _name(function: Any) -> str:
 
 def run_warnings(base: EvalRun, head: EvalRun) -> list[str]:
     """Why two runs may not be comparable: datasets, prompts, judges, several changes at once, directions, self-judging."""
-    return [*_interrupted_warnings(base, head), *_dataset_warnings(base, head), *_prompt_warnings(base, head),
+    return [*same_run_warnings(base, head),
+            *_interrupted_warnings(base, head), *_dataset_warnings(base, head), *_prompt_warnings(base, head),
             *_judge_warnings(base, head),
             *_changed_warnings(base, head), *_self_judging_warnings(base, head),
             *_direction_warnings(base, head), *_run_level_warnings(base, head)]
+
+
+def same_run_warnings(base: EvalRun, head: EvalRun) -> list[str]:
+    """A run compared with itself (the same run id) or with a copy (identical results and config, another id): it
+    can show no difference.
+
+    >>> import pandas as pd
+    >>> run = EvalRun.from_frame(pd.DataFrame({"input": ["a"], "q": [1.0]}), run_id="20260101T000000000Z-0000000a")
+    >>> same_run_warnings(run, run)  # doctest: +NORMALIZE_WHITESPACE
+    ["The base and the head run are the same run ('20260101T000000000Z-0000000a'): a run compared with itself
+    shows no difference; compare it with another run"]
+    """
+    if base.run_id == head.run_id:
+        return [f"The base and the head run are the same run ({base.run_id!r}): a run compared with itself shows "
+                "no difference; compare it with another run"]
+    if base.results and len(base.results) == len(head.results) and base.config == head.config \
+            and base.results == head.results:
+        return [f"The base run {base.run_id!r} and the head run {head.run_id!r} have identical results (every "
+                "output, score and timing) and configuration: a run compared with a copy of itself shows no difference"]
+    return []
 
 
 def _interrupted_warnings(base: EvalRun, head: EvalRun) -> list[str]:
@@ -305,11 +326,23 @@ def _system_digest(target: dict[str, Any]) -> str:
     return "none" if digest is None else str(digest)
 
 
-def _changes_between(base: EvalRun, head: EvalRun) -> list[str]:
-    """What differs in how the two runs were made: target, system prompt, temperature, trials, judge, metric parameters.
+def changes_between(base: EvalRun, head: EvalRun) -> list[str]:
+    """What differs in how the two runs were made (``RunComparison.changed``), one short entry per thing, in
+    this order: model, system prompt, temperature, other target fields, trials, judge, metric parameters,
+    prompts, dataset. ``[]``: nothing recorded differs.
 
-    One entry per thing changed, e.g. ``"model 'gpt-a' → 'gpt-b'"``; the system prompt is named by a
-    short SHA-256 of its text.
+    The system prompt is named by a short SHA-256 of its text, never by the text; the dataset by its
+    fingerprint; a field whose value is long or not a plain value by its name alone.
+
+    >>> import pandas as pd
+    >>> run = EvalRun.from_frame(pd.DataFrame({"input": ["a", "b"], "q": [1, 0]}))
+    >>> made = lambda **target: run.model_copy(update={"config": run.config.model_copy(update={"target": target})})
+    >>> changes_between(made(model="m", temperature=0.0), made(model="m", temperature=0.7))
+    ['temperature 0.0 → 0.7']
+    >>> changes_between(made(model="a", system="Be brief."), made(model="b", system="Be kind."))
+    ["model 'a' → 'b'", 'system prompt sha256:213c22ed → sha256:5499befb']
+    >>> changes_between(run, run)
+    []
     """
     old, new = base.config, head.config
     changed = []
@@ -318,27 +351,67 @@ def _changes_between(base: EvalRun, head: EvalRun) -> list[str]:
         if key == "system":
             a, b = _system_digest(old_target), _system_digest(new_target)
             if a != b:
-                changed.append(f"system prompt sha256:{a[:8]} → sha256:{b[:8]}")
+                changed.append(f"system prompt {_digest_label(a)} → {_digest_label(b)}")
             continue
         a, b = old_target.pop(key, None), new_target.pop(key, None)
         if a != b:
             changed.append(f"{label} {a!r} → {b!r}")
     if old_target != new_target:
-        keys = [k for k in dict.fromkeys([*old_target, *new_target]) if old_target.get(k) != new_target.get(k)]
-        changed.append(f"target ({', '.join(map(str, keys))})")
+        changed.append(f"target ({_differences(old_target, new_target)})")
     if old.trials != new.trials:
         changed.append(f"trials {old.trials} → {new.trials}")
-    if (old.judge or {}) != (new.judge or {}):
-        changed.append("judge")
+    old_judge, new_judge = old.judge or {}, new.judge or {}
+    if old_judge != new_judge:
+        only = "head" if not old_judge else "base" if not new_judge else None
+        changed.append(f"judge only in the {only} run" if only else f"judge ({_differences(old_judge, new_judge)})")
     params = {m.name: m.params for m in [*old.metrics, *old.statistical_metrics]}
     for m in [*new.metrics, *new.statistical_metrics]:
         if m.name in params and params[m.name] != m.params:
-            changed.append(f"parameters of {m.name}")
+            changed.append(f"parameters of {m.name} ({_differences(params[m.name] or {}, m.params or {})})")
+    changed += _prompt_changes(base, head)
+    if base.fingerprint != head.fingerprint:
+        changed.append(f"dataset fingerprint {str(base.fingerprint)[:8]} → {str(head.fingerprint)[:8]}")
+    return changed
+
+
+_SHOWN = 40
+"""The longest value (its repr) an entry of :func:`changes_between` shows; a longer one is named, not shown."""
+
+
+def _digest_label(digest: str) -> str:
+    return "none" if digest == "none" else f"sha256:{digest[:8]}"
+
+
+def _differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+    """The keys whose values differ, ``"name 'v1' → 'v2'"`` each when both values are short plain values."""
+    parts = []
+    for key in dict.fromkeys([*old, *new]):
+        a, b = old.get(key), new.get(key)
+        if a == b:
+            continue
+        plain = all(v is None or isinstance(v, (str, int, float, bool)) for v in (a, b))
+        shown = plain and max(len(repr(a)), len(repr(b))) <= _SHOWN
+        parts.append(f"{key} {a!r} → {b!r}" if shown else str(key))
+    return ", ".join(parts)
+
+
+def _prompt_changes(base: EvalRun, head: EvalRun) -> list[str]:
+    """``prompt 'qa' v1 → v2`` per prompt key whose versions differ (:func:`_prompt_versions`), or that one run
+    alone used."""
+    old_runs, new_runs = _prompt_versions(base), _prompt_versions(head)
+    changed = []
+    for key in dict.fromkeys([*old_runs, *new_runs]):
+        if key not in old_runs or key not in new_runs:
+            changed.append(f"prompt {key!r} only in the {'head' if key in new_runs else 'base'} run")
+            continue
+        old, new = (" and ".join(map(_prompt_label, runs[key])) for runs in (old_runs, new_runs))
+        if old != new:
+            changed.append(f"prompt {key!r} {old} → {new}")
     return changed
 
 
 def _changed_warnings(base: EvalRun, head: EvalRun) -> list[str]:
-    changed = _changes_between(base, head)
+    changed = changes_between(base, head)
     if len(changed) < 2:
         return []
     return [f"More than one thing changed between the runs: {'; '.join(changed)}. "

@@ -36,7 +36,6 @@ import pandas as pd
 from cogeval import _backend
 from cogeval._check import check_choice, check_positive_int, check_seed, describe
 from cogeval._html import html_table, key_value_table, safe_html
-from cogeval.compare.comparison import EvalComparison
 from cogeval.compare.result import RunComparison
 from cogeval.compare.runs import compare_runs
 from cogeval.compare.verdicts import overall
@@ -44,7 +43,7 @@ from cogeval.data import Dataset
 from cogeval.data.records import DatasetRecord
 from cogeval.errors import InputError
 from cogeval.evaluate.result import EvalSuiteResult
-from cogeval.evaluate.suite import arun_interleaved, as_dataset
+from cogeval.evaluate.suite import EvalSuite, arun_interleaved, as_dataset
 from cogeval.execution import run_sync
 from cogeval.stats import ConfidenceSequence, confidence_sequence, split_alpha
 
@@ -192,11 +191,12 @@ def compare_sequential(
         return confidence_sequence(differences[name], alpha=level, lower=lo - hi, upper=hi - lo, method=method,
                                    effect=margins[name] if method == "planned" else None)
 
-    async def batches() -> tuple[list[EvalSuiteResult], list[EvalSuiteResult], EvalComparison]:
+    async def batches() -> tuple[list[EvalSuiteResult], list[EvalSuiteResult], list[EvalSuite]]:
         runs: tuple[list[EvalSuiteResult], list[EvalSuiteResult]] = ([], [])
         for start in range(0, len(cases), batch_size):
-            step = EvalComparison(cases[start:start + batch_size], targets, metrics=metrics, judge=judge, progress=False)
-            for side, result in zip(runs, await arun_interleaved(step.suites)):
+            step = [EvalSuite(cases[start:start + batch_size], target, metrics=metrics, judge=judge, progress=False,
+                              name=name) for name, target in targets.items()]
+            for side, result in zip(runs, await arun_interleaved(step)):
                 side.append(result)
             differences = _differences(runs, metric_names, ranges)
             if all(_verdicts(*sequence(differences, name).interval, True, margins[name]) != "inconclusive"
@@ -206,7 +206,7 @@ def compare_sequential(
 
     base_runs, head_runs, last = run_sync(batches())
     stopped_at = sum(len(r.results) for r in base_runs)
-    base_run, head_run = (_joined(suite, runs, cases[:stopped_at]) for suite, runs in zip(last.suites, (base_runs, head_runs)))
+    base_run, head_run = (_joined(suite, runs, cases[:stopped_at]) for suite, runs in zip(last, (base_runs, head_runs)))
     comparison = compare_runs(base_run, head_run, alpha=alpha, seed=seed, metrics=metric_names, margins=margins)
     differences = _differences(([base_run], [head_run]), metric_names, ranges)
     sequences, rows = [], []

@@ -6,7 +6,8 @@ deciding metrics are one family, the informing ones another), because looking at
 tests: with 8 slices × 2 metrics and no real difference anywhere, at least one unadjusted p < 0.05
 turns up far more often than 5 % of the time. A slice with fewer than :data:`MIN_SLICE_CASES` paired
 cases is reported with its means and ``note``, not tested (``test == "none"``), and takes no share of
-the family.
+the family. A tested slice whose test can say little gets a ``note`` too, in the words the whole
+comparison's warnings use (:func:`_slice_note`): an undefined t-test, few paired cases, few discordant pairs.
 
 >>> import pandas as pd
 >>> rows = lambda scores: pd.DataFrame({"run_id": "r", "case_key": [f"c{i}" for i in range(40)], "occurrence": 0,
@@ -30,8 +31,10 @@ import pandas as pd
 
 from cogeval import _columns as col
 from cogeval._check import describe
-from cogeval.compare.paired import agreeing_interval, inverted_interval, noise_floor, paired_test
+from cogeval.compare.engine import MIN_DISCORDANT, MIN_PAIRS
+from cogeval.compare.paired import PairedTest, agreeing_interval, inverted_interval, noise_floor, paired_test
 from cogeval.compare.pairing import Pairing, pair_scores
+from cogeval.compare.result import undefined_test_note
 from cogeval.compare.verdicts import equivalent, verdict
 from cogeval.data import canonical_json
 from cogeval.data.records import ResultRecord
@@ -104,9 +107,36 @@ def slice_table(
                          col.TEST: tested.name if tested else "none",
                          "statistic": tested.statistic if tested else math.nan,
                          col.P_VALUE: float(tested.p_value) if tested else math.nan,
-                         "note": None if tested else f"too few cases to test: n = {len(b)} < {MIN_SLICE_CASES}"})
+                         "note": _slice_note(len(b), tested, b, h)})
     _adjust(rows, arrays, directions, margins, alpha)
     return pd.DataFrame(rows, columns=list(SLICE_COLUMNS))
+
+
+def _slice_note(n: int, tested: PairedTest | None, b: np.ndarray, h: np.ndarray) -> str | None:
+    """Why a slice's test says little, in the words the whole comparison's warnings use; None when nothing does.
+
+    Too few cases to test (fewer than :data:`MIN_SLICE_CASES`), an undefined t-test (every paired
+    difference the same non-zero number), fewer than :data:`~cogeval.compare.engine.MIN_PAIRS` paired
+    cases, fewer than :data:`~cogeval.compare.engine.MIN_DISCORDANT` discordant pairs on a 0/1 metric;
+    several are joined by ``"; "``.
+
+    >>> _slice_note(4, None, np.zeros(4), np.ones(4))
+    'too few cases to test: n = 4 < 10'
+    >>> _slice_note(12, paired_test(np.zeros(12), np.full(12, 0.5), "t"), np.zeros(12), np.full(12, 0.5))
+    "every paired difference is +0.5, so the t-test is undefined (p-value NaN, not significant); test='wilcoxon' can rank them; fewer than 30 paired cases: the test has little power, so 'inconclusive' may only mean too few cases"
+    """
+    if tested is None:
+        return f"too few cases to test: n = {n} < {MIN_SLICE_CASES}"
+    notes = []
+    if tested.name == "t" and math.isnan(tested.p_value):
+        notes.append(undefined_test_note(float(noise_floor(h - b)[0])))
+    if n < MIN_PAIRS:
+        notes.append(f"fewer than {MIN_PAIRS} paired cases: the test has little power, so 'inconclusive' may only "
+                     "mean too few cases")
+    if tested.name.startswith("mcnemar") and sum(tested.discordant) < MIN_DISCORDANT:
+        notes.append(f"fewer than {MIN_DISCORDANT} discordant pairs (cases exactly one run got right): McNemar's "
+                     "test can say little")
+    return "; ".join(notes) or None
 
 
 def slice_labels(by: Any, results: Sequence[ResultRecord]) -> np.ndarray:

@@ -2,7 +2,8 @@
 
 - it is JSON, named without ``.json`` so that no ``glob("*.json")`` takes it for a run file; it holds, per
   ``*.json`` name, the file's stamp (size, modification time in ns, inode) and what reading it gave: a
-  run's summary (without its path), or ``null`` for JSON that is not a run;
+  run's summary (without its path; its metric means computed from the run's scores, ``EvalRun.summary``),
+  or ``null`` for JSON that is not a run;
 - saving a run through the store enters it (creating the index if need be); a listing writes it too
   (an empty folder's included), entering the files other tools put there;
 - an entry is used only while its file's stamp is unchanged; a new or changed file is read again, the
@@ -34,7 +35,9 @@ from typing import Any
 from cogeval._files import write_text_atomic
 
 INDEX_FILE = ".cogeval-index"
-_FORMAT, _VERSION = "cogeval.store-index", 1
+_FORMAT, _VERSION = "cogeval.store-index", 2
+"""Version 2: a summary's metric means come from the run's scores (``EvalRun.summary``), not its stored
+``aggregated``; an index of version 1 counts as empty, so every file is read again once."""
 _Entry = dict[str, Any]
 """``{"stamp": [size, mtime_ns, inode], "summary": summary without "path", or None for JSON that is not a run}``."""
 

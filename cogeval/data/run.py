@@ -80,6 +80,7 @@ from cogeval.data.records import (
     _Record,
 )
 from cogeval.data.run_display import run_html
+from cogeval.data.run_errors import errors_frame, metric_errors_frame
 from cogeval.data.run_id import check_run_id, iso_utc
 from cogeval.errors import InputError
 from cogeval.stats import aggregate
@@ -104,6 +105,16 @@ __all__ = [
 
 _AGGREGATE_COLUMNS = ("mean", "median", "min", "max", "std_dev", "p50", "p95", "p99", "count", "missing")
 """The fields of an aggregate, as the columns of :attr:`EvalRun.aggregated_frame` after ``metric`` and ``higher_is_better``."""
+
+
+def _same(a: float, b: float) -> bool:
+    """Equal but for float noise (relative 1e-9); NaN equals NaN."""
+    return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def _number(value: float) -> str:
+    """A mean as a warning shows it: ``0.9``, ``0.333333``, ``NaN``."""
+    return "NaN" if math.isnan(value) else f"{value:.6g}"
 
 
 def _version(prompt: PromptRecord | None) -> Any:
@@ -270,10 +281,7 @@ class EvalRun(_Record):
         if self.prompts is None:
             self.prompts = {r.prompt.key: r.prompt for r in self.results if r.prompt and r.prompt.key is not None}
         if self.aggregated is None:
-            self.aggregated = {
-                name: AggregateRecord.model_validate(dataclasses.asdict(aggregate(values)))
-                for name, values in self._score_lists().items()
-            }
+            self.aggregated = self._scored_aggregates()
         if self.stats is None:
             costs = [r.usage.cost for r in self.results if not math.isnan(r.usage.cost)]
             self.stats = StatsRecord(
@@ -316,13 +324,56 @@ class EvalRun(_Record):
         return Dataset(seen.values(), name=self.name)
 
     def summary(self) -> dict[str, Any]:
-        """Id, name, metadata, times, number of cases and the mean of every metric (NaN when none)."""
+        """Id, name, metadata, times, number of cases and the mean of every metric (NaN when none), the means
+        of :meth:`aggregated_from_scores`: what the scores say, whatever the file's ``aggregated`` holds."""
         return {
             "id": self.run_id, "name": self.name, "metadata": self.metadata,
             "started_at": self.started_at, "finished_at": self.finished_at,
             "cases": self.dataset.cases,
-            "metrics": {name: agg.mean for name, agg in self.aggregated.items()},
+            "metrics": {name: agg.mean for name, agg in self.aggregated_from_scores().items()},
         }
+
+    def aggregated_from_scores(self) -> dict[str, AggregateRecord]:
+        """``aggregated`` with every metric that has scores summarised again from them.
+
+        A metric's aggregate is :func:`cogeval.stats.aggregate` of all its scores (case × trial,
+        NaN counted as ``missing``), the rule a suite and a file without ``aggregated`` use, so a
+        hand-edited ``aggregated`` cannot show a mean its scores do not have. A metric without
+        scores (a statistical one: latency, cost) keeps its stored aggregate. The stored metrics
+        come first, in their order, then any only the scores name.
+
+        >>> run = EvalRun.from_frame(pd.DataFrame({"input": ["a", "b"], "q": [1.0, 0.0]}))
+        >>> run.aggregated["q"] = run.aggregated["q"].model_copy(update={"mean": 0.9})  # a hand edit
+        >>> run.aggregated_from_scores()["q"].mean, run.stored_disagreements()
+        (0.5, ["stored aggregated mean of 'q' (0.9) disagrees with its scores (0.5); showing the scores' value"])
+        """
+        return {**self.aggregated, **self._scored_aggregates()}
+
+    def stored_disagreements(self) -> list[str]:
+        """Where the numbers the file stores disagree with its results and scores, one sentence each.
+
+        The mean of each metric in ``aggregated`` against :meth:`aggregated_from_scores` (beyond float
+        noise: a relative difference of 1e-9; NaN agrees with NaN), and ``stats.total`` and
+        ``stats.errors`` against the results; empty when they agree. ``cogeval show`` prints them
+        on stderr and shows the scores' and results' values.
+        """
+        found = []
+        scored = self._scored_aggregates()
+        for name, stored in self.aggregated.items():
+            if name in scored and not _same(stored.mean, scored[name].mean):
+                found.append(f"stored aggregated mean of {name!r} ({_number(stored.mean)}) disagrees with its scores "
+                             f"({_number(scored[name].mean)}); showing the scores' value")
+        counts = {"total": len(self.results), "errors": sum(r.error is not None for r in self.results)}
+        for name, count in counts.items():
+            if getattr(self.stats, name) != count:
+                found.append(f"stored stats.{name} ({getattr(self.stats, name)}) disagrees with its results ({count}); "
+                             "showing the results' count")
+        return found
+
+    def _scored_aggregates(self) -> dict[str, AggregateRecord]:
+        """Every scored metric's aggregate of its scores, in order of appearance."""
+        return {name: AggregateRecord.model_validate(dataclasses.asdict(aggregate(values)))
+                for name, values in self._score_lists().items()}
 
     def to_dict(self) -> dict[str, Any]:
         """The run as the file holds it: camelCase keys, in model order, NaN as ``None``, in the format's shape
@@ -447,6 +498,18 @@ class EvalRun(_Record):
         rows = [{col.METRIC: name, "higher_is_better": directions.get(name), **agg.model_dump()}
                 for name, agg in self.aggregated.items()]
         return pd.DataFrame(rows, columns=[col.METRIC, "higher_is_better", *_AGGREGATE_COLUMNS])
+
+    @property
+    def errors_frame(self) -> pd.DataFrame:
+        """The target's errors, one row per distinct message, most frequent first: ``error``, ``cases`` (results
+        with it) and ``examples`` (up to 3 cases' inputs, shortened); :mod:`cogeval.data.run_errors`."""
+        return errors_frame(self.results)
+
+    @property
+    def metric_errors_frame(self) -> pd.DataFrame:
+        """The metrics' errors (scores left NaN), one row per metric and distinct message, most frequent first:
+        ``metric``, ``error``, ``cases`` and ``examples``; :mod:`cogeval.data.run_errors`."""
+        return metric_errors_frame(self.results)
 
     @property
     def assertions_frame(self) -> pd.DataFrame:

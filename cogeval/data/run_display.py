@@ -19,7 +19,8 @@ from cogeval._html import badge, html_table, key_value_table
 def run_html(run: Any, title: str) -> str:
     """The notebook display of a run (an :class:`EvalRun`, or a suite result holding one) under ``title``.
 
-    Its identity and counts, one row per metric with its direction, and the
+    Its identity and counts, one row per metric with its direction, the errors (``errors_frame``,
+    ``metric_errors_frame``: the 10 most frequent messages of each) when there are any, and the
     assertions as pass / fail badges; every value escaped. It reads the run's
     attributes through ``run`` so that a holder's display fails (and shows
     :func:`~cogeval._html.safe_html`'s short message) as its own.
@@ -40,4 +41,10 @@ def run_html(run: Any, title: str) -> str:
          for a in run.assertions],
         ["assertion", "result", "message"], raw_columns=["result"],
     ) if run.assertions else ""
-    return head + html_table(rows, [col.METRIC, "direction", "mean", "p50", "p95", "min", "max", "count", "missing"]) + checks
+    errors = "".join(
+        html_table([{**row, "examples": " · ".join(row["examples"])} for row in frame.to_dict("records")],
+                   list(frame.columns), caption=caption, max_rows=10)
+        for caption, frame in (("errors", run.errors_frame), ("metric errors", run.metric_errors_frame)) if len(frame)
+    )
+    return (head + html_table(rows, [col.METRIC, "direction", "mean", "p50", "p95", "min", "max", "count", "missing"])
+            + errors + checks)

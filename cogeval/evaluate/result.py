@@ -2,7 +2,7 @@
 
 :class:`EvalSuiteResult` is a thin holder. The run file's model, ``run``, has
 the one set of tables (DESIGN §2: ``results_frame``, ``scores``,
-``cases_frame``, ``aggregated_frame``, ``assertions_frame``, the wide
+``cases_frame``, ``aggregated_frame``, ``assertions_frame``, ``errors_frame``, ``metric_errors_frame``, the wide
 ``to_frame()``), the one display and the one ``plot``; the result reads them
 from it. It adds only what the finished run in memory knows: the live
 outcomes (``results``: one :class:`CaseResult` per case × trial, with the
@@ -83,7 +83,9 @@ class EvalSuiteResult:
     def failures(self) -> list[str]:
         """Why the run failed as a whole, one sentence each; empty when it did not.
 
-        A run fails when it was interrupted (``run.status == "interrupted"``:
+        A run fails when it has no cases (an empty dataset: ``"the run has no
+        cases: its dataset is empty, so nothing was evaluated"``; a gate must not
+        pass on no evidence), when it was interrupted (``run.status == "interrupted"``:
         ``"the run was interrupted: 7 of 20 case-trials answered, 5 scored"``), when every case errored (``stats.errors == stats.total > 0``:
         ``"every case errored (12 of 12), first: ..."``) or when a per-case
         metric has no score on any case, every cell NaN (``"metric 'faithfulness'
@@ -94,6 +96,8 @@ class EvalSuiteResult:
         """
         reasons = []
         stats = self.stats
+        if not self.results and self.run.status != "interrupted":
+            reasons.append("the run has no cases: its dataset is empty, so nothing was evaluated")
         if self.run.status == "interrupted":
             expected = self.dataset.cases * self.config.trials
             scored = sum(1 for r in self.results if r.scores or not self.metric_names)
@@ -126,8 +130,8 @@ class EvalSuiteResult:
     def exit_code(self) -> int:
         """The CI status, for ``raise SystemExit(result.exit_code)``.
 
-        ``2`` when the run failed (:attr:`failures`: every case errored, or a
-        metric has no score on any case), whatever its assertions say; else
+        ``2`` when the run failed (:attr:`failures`: it has no cases, every case
+        errored, or a metric has no score on any case), whatever its assertions say; else
         ``1`` when an assertion failed; else ``0``.
         """
         if self.failures:
@@ -226,6 +230,16 @@ class EvalSuiteResult:
         """One row per assertion (``run.assertions_frame``)."""
         return self.run.assertions_frame
 
+    @property
+    def errors_frame(self) -> pd.DataFrame:
+        """The target's errors, one row per distinct message, most frequent first (``run.errors_frame``)."""
+        return self.run.errors_frame
+
+    @property
+    def metric_errors_frame(self) -> pd.DataFrame:
+        """The metrics' errors, one row per metric and distinct message (``run.metric_errors_frame``)."""
+        return self.run.metric_errors_frame
+
     def to_frame(self) -> pd.DataFrame:
         """The wide view: ``results_frame`` plus ``input``, ``expected`` and one column per metric (``run.to_frame()``)."""
         return self.run.to_frame()
@@ -246,14 +260,17 @@ class EvalSuiteResult:
         """The distribution of a metric's scores (``run.plot``, see :func:`cogeval.plot_scores`)."""
         return self.run.plot(metric)
 
-    def report(self, kind: str | Sequence[str] = "console", path: Any = None) -> list[str]:
+    def report(self, kind: str | Sequence[str] = "console", path: Any = None, *, keep_formulas: bool = False) -> list[str]:
         """Write reports: ``console``, ``json``, ``csv``, ``markdown``, ``ci`` or ``html`` (or a list of them).
 
         Without ``path`` a report is printed; with one it is written there (a
         folder when several kinds are asked for). Returns the paths written.
-        The reports live in the presentation layer, reached through :mod:`cogeval._backend`.
+        In the CSV report a text cell a spreadsheet would run as a formula (``=``,
+        ``+``, ``-``, ``@``, tab, CR first) starts with ``'``; ``keep_formulas=True``
+        writes cells as they are. The reports live in the presentation layer,
+        reached through :mod:`cogeval._backend`.
         """
-        return _backend.presenter("write_reports")(self, kind, path)
+        return _backend.presenter("write_reports")(self, kind, path, keep_formulas=keep_formulas)
 
     def save_baseline(self, path: Any) -> str:
         """Write the metric means as a baseline file for ``no_regression``; returns the path."""

@@ -91,7 +91,8 @@ class CaseOutcome:
 
     ``index`` is the case's position in the list, ``occurrence`` counts earlier
     cases with the same key (0 for the first), ``trial`` is 0-based. ``output`` is
-    ``""`` when every attempt failed, and ``error`` then says why (``None`` on
+    the answer (text, or the number, bool, list or dict the target returned, JSON-safe;
+    :data:`~cogeval.execution.target.ANSWER_RULE`), ``""`` when every attempt failed, and ``error`` then says why (``None`` on
     success). ``duration_s`` is the time of the final attempt (backoff waits are
     not counted), or the latency the target reported itself
     (:attr:`TargetResponse.duration_s`); tokens and cost are ``None`` when the
@@ -111,7 +112,7 @@ class CaseOutcome:
     case_key: str
     occurrence: int
     trial: int
-    output: str
+    output: Any
     error: str | None
     duration_s: float
     input_tokens: int | None = None
@@ -413,7 +414,8 @@ class _Interrupts:
     told to wait; a third gives up on it (``KeyboardInterrupt``). The caller's own handler is back after."""
 
     def __init__(self, cancel: Callable[[], None]) -> None:
-        self.cancel, self.count, self.previous = cancel, 0, None
+        self.cancel, self.count, self.installed = cancel, 0, False
+        self.previous: Any = None
 
     def __call__(self, signum: int, frame: Any) -> None:
         self.count += 1
@@ -426,9 +428,9 @@ class _Interrupts:
 
     def __enter__(self) -> _Interrupts:
         if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
-            self.previous = signal.signal(signal.SIGINT, self)
+            self.installed, self.previous = True, signal.signal(signal.SIGINT, self)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.previous is not None:
-            signal.signal(signal.SIGINT, self.previous)
+        if self.installed:  # None: a handler not set from Python, which Python cannot set back; the default then
+            signal.signal(signal.SIGINT, signal.SIG_DFL if self.previous is None else self.previous)

@@ -5,11 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from cogeval._text import printable, safe_str, terminal_width, without_workflow_commands
+from cogeval.compare.result import changed_text, errored_text
 from cogeval.present.comparison_rows import (
     CHANGE_COLUMNS,
+    ERRORED_COLUMNS,
     METRIC_COLUMNS,
     change_groups,
+    counted,
+    errored_rows,
     headline_parts,
+    informing_summary,
     metric_rows,
     note_rows,
     roles,
@@ -71,6 +76,22 @@ def _metric_table(console: Any, c: Any, wide: bool) -> Any:
     return table
 
 
+def _print_group(console: Any, g: Any, text: Any) -> None:
+    """One metric's moved cases in one direction: a table of at most :data:`_CONSOLE_CHANGES` rows, then the count
+    of the rest."""
+    from rich import box
+    from rich.table import Table
+
+    table = Table(box=box.SIMPLE_HEAD, title=text(f"{g.metric}: {g.total} {g.direction}"), title_justify="left")
+    for column in CHANGE_COLUMNS:
+        table.add_column(column, no_wrap=column != "input", justify="left" if column in ("case", "input") else "right")
+    for row in g.rows:
+        table.add_row(*(text(row[k]) for k in CHANGE_COLUMNS))
+    console.print(table)
+    if g.total > len(g.rows):
+        console.print(text(f"… and {g.total - len(g.rows)} more {g.direction} cases"))
+
+
 def _draw_comparison(console: Any, c: Any, *, wide: bool = False, brief: bool = False) -> None:
     """Draw the console report on ``console``; every text from the run as plain :func:`printable` text.
 
@@ -86,7 +107,9 @@ def _draw_comparison(console: Any, c: Any, *, wide: bool = False, brief: bool = 
     lead, rest, tone = headline_parts(c)
     verdict_line = Text.assemble(text(lead, f"bold {_CONSOLE_TONES[tone] or ''}".strip()), text(rest))
     console.print(verdict_line)
+    changed_line = text(f"changed: {changed_text(c)}")
     if brief:
+        console.print(changed_line)
         if c.metrics:
             console.print(_metric_table(console, c, wide))
         for line in worse_slices(c):
@@ -94,23 +117,38 @@ def _draw_comparison(console: Any, c: Any, *, wide: bool = False, brief: bool = 
         return
     for side, info in (("base", c.base), ("head", c.head)):
         console.print(text(f"{side}: {run_label(info)} · {info.run_id or '–'} · started {info.started_at or '–'}"))
+    errored = f", {errored_text(c)}" if errored_text(c) else ""
     console.print(Text.assemble("verdict: ", text(c.verdict, _CONSOLE_TONES[tone] or ""),
-                                f" · {roles(c)} · {c.matched} matched, {c.n_added} added, {c.n_removed} removed · α = {c.alpha:g}"))
+                                f" · {roles(c)} · {c.matched} matched, {c.n_added} added, {c.n_removed} removed"
+                                f"{errored} · α = {c.alpha:g}"))
+    console.print(changed_line)
     if c.metrics:
         console.print(_metric_table(console, c, wide))
     for line in worse_slices(c):
         console.print(text(line, _CONSOLE_TONES["bad"] or ""))
     for metric, note in note_rows(c):
         console.print(text(f"{metric} — {note}"))
-    for g in change_groups(c, _CONSOLE_CHANGES):
-        table = Table(box=box.SIMPLE_HEAD, title=text(f"{g.metric}: {g.total} {g.direction}"), title_justify="left")
-        for column in CHANGE_COLUMNS:
-            table.add_column(column, no_wrap=column != "input", justify="left" if column in ("case", "input") else "right")
-        for row in g.rows:
-            table.add_row(*(text(row[k]) for k in CHANGE_COLUMNS))
+    groups = change_groups(c, _CONSOLE_CHANGES)
+    for direction in ("regressed", "improved"):
+        if any(g.role == "decides" and g.direction == direction for g in groups):
+            console.print(text(f"{direction} cases on deciding metrics: {counted(c, direction, 'decides')}", "bold"))
+        for g in (g for g in groups if g.role == "decides" and g.direction == direction):
+            _print_group(console, g, text)
+    errored_cases = errored_rows(c)
+    if errored_cases:
+        console.print(text(f"errored cases: {errored_text(c)} (failures, not changes)", "bold"))
+        table = Table(box=box.SIMPLE_HEAD)
+        for column in ERRORED_COLUMNS:
+            table.add_column(column, no_wrap=column != "input", justify="left")
+        for row in errored_cases[:_CONSOLE_CHANGES]:
+            table.add_row(*(text(row[k]) for k in ERRORED_COLUMNS))
         console.print(table)
-        if g.total > len(g.rows):
-            console.print(text(f"… and {g.total - len(g.rows)} more {g.direction} cases"))
+        if len(errored_cases) > _CONSOLE_CHANGES:
+            console.print(text(f"… and {len(errored_cases) - _CONSOLE_CHANGES} more errored cases"))
+    if any(g.role == "informs" for g in groups):
+        console.print(text(f"moved on informing metrics, which do not decide: {informing_summary(c)}", "bold"))
+    for g in (g for g in groups if g.role == "informs"):
+        _print_group(console, g, text)
     for warning in c.warnings:
         console.print(Text.assemble(("warning: ", "bold yellow"), text(warning)))
     console.print(verdict_line)

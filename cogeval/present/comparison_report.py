@@ -38,14 +38,19 @@ from typing import Any, cast
 
 from cogeval._check import check_choice
 from cogeval._files import write_text_atomic
+from cogeval.compare.result import changed_text, errored_text
 from cogeval.errors import InputError
 from cogeval.present.comparison_console import print_console
 from cogeval.present.comparison_rows import (
     CHANGE_COLUMNS,
+    ERRORED_COLUMNS,
     METRIC_COLUMNS,
     TONE_MARKS,
     change_groups,
+    counted,
+    errored_rows,
     headline_parts,
+    informing_summary,
     metric_rows,
     note_rows,
     roles,
@@ -116,7 +121,9 @@ def comparison_markdown(comparison: Any) -> str:
         f"{TONE_MARKS[tone]} **{markdown_cell(lead)}**{markdown_cell(rest, limit=_HEADLINE_LIMIT)}",
         "",
         f"Verdict: **{markdown_cell(c.verdict)}** · {roles(c)} · {c.matched} matched cases, {c.n_added} added, "
-        f"{c.n_removed} removed · α = {c.alpha:g}",
+        f"{c.n_removed} removed" + (f", {errored_text(c)}" if errored_text(c) else "") + f" · α = {c.alpha:g}",
+        "",
+        f"Changed: {markdown_cell(changed_text(c), limit=_HEADLINE_LIMIT)}",
         "",
         markdown_table(sides, ["", "run", "run_id", "started_at"]),
         "",
@@ -131,33 +138,47 @@ def comparison_markdown(comparison: Any) -> str:
     if c.slices is not None:
         rows = [{**r, "verdict": f"{TONE_MARKS[r['tone']]} {r['verdict']}"} for r in slice_rows(c)]
         lines += [f"#### Slices by {markdown_cell(c.by)} (Holm over slices × metrics)", "",
-                  markdown_table(rows, SLICE_COLUMNS), ""]
+                  markdown_table(rows, SLICE_COLUMNS, limits={"note": _HEADLINE_LIMIT}), ""]
     if c.warnings:
         lines += ["> [!WARNING]"] + [f"> - {markdown_cell(w, limit=500)}" for w in c.warnings] + [""]
     groups = change_groups(c, _MARKDOWN_CHANGES)
+    deciding = [g for g in groups if g.role == "decides"]
     for direction, title in (("regressed", "Regressed cases"), ("improved", "Improved cases")):
-        chosen = [g for g in groups if g.direction == direction]
+        chosen = [g for g in deciding if g.direction == direction]
         if not chosen:
             continue
-        count = _counted(c, direction, sum(g.total for g in chosen))
+        count = counted(c, direction, "decides")
         if direction == "improved":
             lines += ["<details>", f"<summary>{title} ({count})</summary>", ""]
         else:
             lines += [f"#### {title} ({count})", ""]
-        for g in chosen:
-            lines += [f"**{markdown_cell(g.metric)}** — {g.total} {direction}", "", markdown_table(g.rows, CHANGE_COLUMNS), ""]
-            if g.total > len(g.rows):
-                lines += [f"… and {g.total - len(g.rows)} more {direction} cases", ""]
+        lines += _markdown_groups(chosen)
         if direction == "improved":
             lines += ["</details>", ""]
+    errored = errored_rows(c)
+    if errored:
+        lines += [f"#### Errored cases ({errored_text(c)})", "",
+                  "The target failed on these cases: their scores count as failures, not as changes.", "",
+                  markdown_table(errored[:_MARKDOWN_CHANGES], ERRORED_COLUMNS), ""]
+        if len(errored) > _MARKDOWN_CHANGES:
+            lines += [f"… and {len(errored) - _MARKDOWN_CHANGES} more errored cases", ""]
+    informing = [g for g in groups if g.role == "informs"]
+    if informing:
+        lines += ["<details>", f"<summary>Cases moved on informing metrics, which do not decide "
+                  f"({markdown_cell(informing_summary(c), limit=_HEADLINE_LIMIT)})</summary>", ""]
+        lines += [*_markdown_groups(informing), "</details>", ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def _counted(comparison: Any, direction: str, pairs: int) -> str:
-    """``"8 cases"``, or ``"7 cases, 8 case × metric"`` when some case moved on several metrics: headings count cases."""
-    moved = comparison.changes[comparison.changes["direction"] == direction]
-    cases = len(moved.drop_duplicates([k for k in ("case_key", "occurrence") if k in moved.columns]))
-    return f"{cases} cases" if cases == pairs else f"{cases} cases, {pairs} case × metric"
+def _markdown_groups(groups: Sequence[Any]) -> list[str]:
+    """Each group's title line and table (at most :data:`_MARKDOWN_CHANGES` rows), and how many more it has."""
+    lines = []
+    for g in groups:
+        lines += [f"**{markdown_cell(g.metric)}** — {g.total} {g.direction}", "", markdown_table(g.rows, CHANGE_COLUMNS),
+                  ""]
+        if g.total > len(g.rows):
+            lines += [f"… and {g.total - len(g.rows)} more {g.direction} cases", ""]
+    return lines
 
 
 # --- HTML ---------------------------------------------------------------------------------
@@ -182,6 +203,9 @@ def comparison_html(comparison: Any, *, figure: bool = True, figure_html: str | 
         title=f"cogeval comparison: {run_label(c.head)} vs {run_label(c.base)}",
         lead=lead, rest=rest, tone=tone, verdict=c.verdict, roles=roles(c),
         alpha=f"{c.alpha:g}", matched=c.matched, added=c.n_added, removed=c.n_removed,
+        changed=changed_text(c), errored=errored_rows(c)[:_HTML_CHANGES], errored_total=len(c.errored),
+        errored_count=errored_text(c), errored_columns=ERRORED_COLUMNS, informing=informing_summary(c),
+        counts={d: counted(c, d, "decides") for d in ("regressed", "improved")},
         sides=[("base", c.base), ("head", c.head)],
         columns=METRIC_COLUMNS, notes=note_rows(c), changes=changes,
         trace_columns=[k for k in ("trace", "prompt") if any(row[k] for g in changes for row in g.rows)],

@@ -6,6 +6,8 @@ import dataclasses
 import math
 from typing import Any
 
+import pandas as pd
+
 from cogeval._html import format_value
 from cogeval._text import safe_str, shorten, with_unit
 from cogeval.compare.result import VERDICT_TONES, as_run_comparison, headline, interval_text, verdict_note
@@ -47,6 +49,7 @@ class _Changes:
     direction: str  # "regressed" | "improved"
     rows: list[dict[str, str]]
     total: int
+    role: str = "decides"  # the metric's: "decides" | "informs"
 
 
 def run_label(info: Any) -> str:
@@ -103,25 +106,97 @@ CHANGE_COLUMNS = ["case", "input", "base → head", "delta"]
 
 
 def change_groups(comparison: Any, limit: int) -> list[_Changes]:
-    """Regressed then improved cases per metric, at most ``limit`` rows each (largest |delta| first)."""
+    """The moved cases per metric, at most ``limit`` rows each (largest |delta| first): the deciding metrics'
+    regressed then improved cases, then the informing metrics' (``role``). Rows whose ``direction`` is
+    ``error`` (the target failed on the case in one run) are in no group: :func:`errored_rows` lists those cases."""
     frame = comparison.changes
     if frame is None or len(frame) == 0:
         return []
     order = list(comparison.metrics) + [m for m in dict.fromkeys(frame["metric"]) if m not in comparison.metrics]
     groups = []
-    for direction in ("regressed", "improved"):
-        for metric in order:
-            part = frame[(frame["metric"] == metric) & (frame["direction"] == direction)]
-            if len(part) == 0:
-                continue
-            rows = [
-                {"case": str(r.case_key)[:8], "input": shorten(r.input), "key": str(r.case_key),
-                 "base → head": f"{_format_number(r.base)} → {_format_number(r.head)}", "delta": format_signed(r.delta),
-                 "trace": sides(r, "trace_id"), "prompt": sides(r, "prompt_version")}
-                for r in part.head(limit).itertuples(index=False)
-            ]
-            groups.append(_Changes(str(metric), direction, rows, len(part)))
+    for role in ("decides", "informs"):
+        for direction in ("regressed", "improved"):
+            for metric in (m for m in order if _metric_role(comparison, m) == role):
+                part = frame[(frame["metric"] == metric) & (frame["direction"] == direction)]
+                if len(part) == 0:
+                    continue
+                rows = [
+                    {"case": str(r.case_key)[:8], "input": shorten(r.input), "key": str(r.case_key),
+                     "base → head": f"{_format_number(r.base)} → {_format_number(r.head)}",
+                     "delta": format_signed(r.delta), "trace": sides(r, "trace_id"),
+                     "prompt": sides(r, "prompt_version")}
+                    for r in part.head(limit).itertuples(index=False)
+                ]
+                groups.append(_Changes(str(metric), direction, rows, len(part), role))
     return groups
+
+
+def _metric_role(comparison: Any, metric: Any) -> str:
+    """The role of a metric of ``changes``: its comparison's, ``decides`` for one the comparison lacks."""
+    found = comparison.metrics.get(metric)
+    return "decides" if found is None else str(found.role)
+
+
+def _roles(comparison: Any, metrics: pd.Series) -> pd.Series:
+    """:func:`_metric_role` of each of ``metrics`` (a ``changes`` column), by one lookup per row."""
+    known = {name: str(m.role) for name, m in comparison.metrics.items()}
+    return metrics.map(known).fillna("decides")
+
+
+def _moved_cases(comparison: Any, direction: str, role: str) -> tuple[int, int]:
+    """(cases, case × metric rows) of ``changes`` that moved in ``direction`` on metrics of ``role``: a case that
+    moved on several metrics counts once."""
+    frame = comparison.changes
+    if frame is None or len(frame) == 0:
+        return 0, 0
+    moved = frame[(frame["direction"] == direction) & (_roles(comparison, frame["metric"]) == role)]
+    cases = len(moved.drop_duplicates([k for k in ("case_key", "occurrence") if k in moved.columns]))
+    return cases, len(moved)
+
+
+def counted(comparison: Any, direction: str, role: str) -> str:
+    """``"8 cases"``, or ``"7 cases, 8 case × metric"`` when some case moved on several metrics of ``role``."""
+    cases, pairs = _moved_cases(comparison, direction, role)
+    return f"{cases} {'case' if cases == 1 else 'cases'}" + ("" if cases == pairs else f", {pairs} case × metric")
+
+
+def informing_summary(comparison: Any) -> str:
+    """``"latency: 240 regressed, 53 improved"``: the cases each informing metric moved, "" when none moved."""
+    merged: dict[str, list[str]] = {}
+    for g in (g for g in change_groups(comparison, 0) if g.role == "informs"):
+        merged.setdefault(g.metric, []).append(f"{g.total} {g.direction}")
+    if not merged:
+        return ""
+    only = _informing_only(comparison)
+    return ("; ".join(f"{metric}: {', '.join(counts)}" for metric, counts in merged.items())
+            + f"; {only} {'case' if only == 1 else 'cases'} moved on these only")
+
+
+def _informing_only(comparison: Any) -> int:
+    """How many cases moved (improved or regressed) on informing metrics and on no deciding metric."""
+    frame = comparison.changes
+    if frame is None or len(frame) == 0:
+        return 0
+    unit = [k for k in ("case_key", "occurrence") if k in frame.columns]
+    moved = frame[frame["direction"].isin(("improved", "regressed"))]
+    informs = (_roles(comparison, moved["metric"]) == "informs").to_numpy()
+    deciding = pd.MultiIndex.from_frame(moved.loc[~informs, unit])
+    informing = pd.MultiIndex.from_frame(moved.loc[informs, unit]).unique()
+    return int((~informing.isin(deciding)).sum())
+
+
+def errored_rows(comparison: Any) -> list[dict[str, str]]:
+    """One row per matched case the target failed on (``comparison.errored``): ``case``, ``input``, ``errored in``
+    (``head``, ``base`` or ``both``), ``key``."""
+    frame = getattr(comparison, "errored", None)
+    if frame is None or len(frame) == 0:
+        return []
+    return [{"case": str(r.case_key)[:8], "input": shorten(r.input), "key": str(r.case_key),
+             "errored in": str(r.errored)} for r in frame.itertuples(index=False)]
+
+
+ERRORED_COLUMNS = ["case", "input", "errored in"]
+"""The reports' table of errored cases."""
 
 
 def sides(row: Any, field: str) -> str:

@@ -25,8 +25,11 @@ def markdown_cell(value: Any, limit: int = 120) -> str:
     return unlinked(printable(cut(one_line(format_value(value)), limit))).translate(_SPECIAL)
 
 
-def markdown_table(rows: Iterable[Mapping[str, Any]], columns: list[str]) -> str:
-    """A GitHub-flavoured Markdown table of ``rows`` over ``columns``."""
+def markdown_table(rows: Iterable[Mapping[str, Any]], columns: list[str], *,
+                   limits: Mapping[str, int] | None = None) -> str:
+    """A GitHub-flavoured Markdown table of ``rows`` over ``columns``; ``limits`` maps a column to the length its
+    cells are cut at (default 120 characters, :func:`markdown_cell`)."""
+    limit = {c: 120 for c in columns} | dict(limits or {})
     lines = ["| " + " | ".join(markdown_cell(c) for c in columns) + " |", "| " + " | ".join("---" for _ in columns) + " |"]
-    lines += ["| " + " | ".join(markdown_cell(row.get(c)) for c in columns) + " |" for row in rows]
+    lines += ["| " + " | ".join(markdown_cell(row.get(c), limit[c]) for c in columns) + " |" for row in rows]
     return "\n".join(lines)

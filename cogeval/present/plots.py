@@ -204,7 +204,8 @@ def plot_changes(comparison: Any, metric: str, *, jitter: float | None = None, s
         jitter = 0.08 if len(values) and np.isin(values, (0.0, 1.0)).all() else 0.0
     rng = np.random.default_rng(seed)
     fig = go.Figure()
-    for direction, colour in (("improved", GOOD), ("regressed", BAD)):
+    errored = int((changes[col.DIRECTION] == "error").sum())  # the target failed on the case in one run
+    for direction, colour in (("improved", GOOD), ("regressed", BAD), ("error", NEUTRAL))[:3 if errored else 2]:
         part = changes[changes[col.DIRECTION] == direction]
         base, head = part[col.BASE].to_numpy(float), part[col.HEAD].to_numpy(float)
         if jitter:
@@ -222,11 +223,11 @@ def plot_changes(comparison: Any, metric: str, *, jitter: float | None = None, s
     pad = (high - low) * 0.05 + jitter or 0.5
     fig.add_trace(go.Scatter(x=[low - pad, high + pad], y=[low - pad, high + pad], mode="lines", name="no change (head = base)",
                              line=dict(color=NEUTRAL, dash="dash"), hoverinfo="skip"))
-    unchanged = m.n - m.n_improved - m.n_regressed
+    unchanged = m.n - m.n_improved - m.n_regressed - errored
     name = text(metric, 40)
     fig.update_layout(
         title=f"{name}{_arrow(m.higher_is_better)}: per-case scores · {m.n_improved} improved, {m.n_regressed} regressed, "
-              f"{unchanged} unchanged (not drawn) of {m.n} paired cases",
+              + (f"{errored} errored, " if errored else "") + f"{unchanged} unchanged (not drawn) of {m.n} paired cases",
         xaxis_title=with_unit(f"base · {_side(c.base)} · {name}", metric),
         yaxis_title=with_unit(f"head · {_side(c.head)} · {name}", metric),
         template="plotly_white", height=520, hovermode="closest",

@@ -36,6 +36,7 @@ from cogeval._check import check_choice, check_path
 from cogeval._files import write_text_atomic
 from cogeval._html import format_value
 from cogeval._text import (
+    cut,
     printable,
     terminal_text,
     terminal_width,
@@ -48,13 +49,15 @@ from cogeval.data.jsonable import json_text
 from cogeval.data.run_id import check_run_id
 from cogeval.errors import InputError
 from cogeval.present.markdown import markdown_cell, markdown_table
+from cogeval.present.run_errors import SHOWN_ERRORS, error_lines, error_message, error_sections
 from cogeval.present.run_report import cost_text, run_html
 
 KINDS = {"console": ".console.txt", "json": ".json", "csv": ".csv", "markdown": ".md", "ci": ".ci.txt", "html": ".html"}
 
 
-def write_reports(result: Any, kind: str | Sequence[str], path: Any = None) -> list[str]:
-    """Print or write each report of ``kind``; with several kinds, ``path`` is a folder."""
+def write_reports(result: Any, kind: str | Sequence[str], path: Any = None, *, keep_formulas: bool = False) -> list[str]:
+    """Print or write each report of ``kind``; with several kinds, ``path`` is a folder. ``keep_formulas``: see
+    :func:`spreadsheet_safe`."""
     kinds = list(kind) if isinstance(kind, Iterable) and not isinstance(kind, str) else [kind]
     if not kinds:
         raise InputError(f"kind must name at least one report of {', '.join(map(repr, KINDS))}")
@@ -64,7 +67,7 @@ def write_reports(result: Any, kind: str | Sequence[str], path: Any = None) -> l
     run_id = check_run_id(result.run_id) if folder else None  # it names the files: checked before any is written
     written = []
     for k in kinds:
-        text = render(result, k)
+        text = render(result, k, keep_formulas=keep_formulas)
         if target is None:
             print(text if k == "ci" else terminal_text(text))
             continue
@@ -72,10 +75,12 @@ def write_reports(result: Any, kind: str | Sequence[str], path: Any = None) -> l
     return written
 
 
-def render(result: Any, kind: str) -> str:
+def render(result: Any, kind: str, *, keep_formulas: bool = False) -> str:
     """The text of one report."""
     kind = check_choice("kind", kind, KINDS)
-    return {"console": _console, "json": _json, "csv": _csv, "markdown": _markdown, "ci": _ci, "html": _html}[kind](result)
+    if kind == "csv":
+        return _csv(result, keep_formulas)
+    return {"console": _console, "json": _json, "markdown": _markdown, "ci": _ci, "html": _html}[kind](result)
 
 
 def _metric_rows(result: Any) -> list[dict[str, Any]]:
@@ -83,6 +88,10 @@ def _metric_rows(result: Any) -> list[dict[str, Any]]:
         {"metric": name, "direction": "higher" if result.directions.get(name) else "lower", **agg.model_dump()}
         for name, agg in result.aggregated.items()
     ]
+
+
+_MARKDOWN_ERRORS = 10
+"""Messages the Markdown report lists per kind of error (the HTML report: ``run_report._HTML_ERRORS``)."""
 
 
 def _console(result: Any) -> str:
@@ -102,6 +111,8 @@ def _console(result: Any) -> str:
         cells = [with_unit(row["metric"], row["metric"]), row["direction"], *(format_value(row[k]) for k in ("mean", "p50", "p95", "min", "max", "count", "missing"))]
         table.add_row(*(Text(printable(cell)) for cell in cells))
     console.print(table)
+    for line in error_lines(result, console.width):
+        console.print(Text(line), no_wrap=True)
     for check in result.assertions:
         console.print(Text(f"{'PASS' if check.passed else 'FAIL'}  {printable(check.name)}: {printable(check.message)}"))
     return without_workflow_commands(buffer.getvalue().rstrip("\n"))
@@ -140,11 +151,37 @@ def _stats(stats: Any) -> dict[str, Any]:
     }
 
 
-def _csv(result: Any) -> str:
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What makes a spreadsheet run a cell as a formula (OWASP, "CSV Injection")."""
+
+
+def spreadsheet_safe(text: str) -> str:
+    """A CSV cell a spreadsheet shows as text: one starting with ``= + - @``, a tab or a carriage return gets a
+    leading ``'`` (OWASP's advice), so an answer such as ``=HYPERLINK(...)`` is never run.
+
+    >>> spreadsheet_safe("=1+1"), spreadsheet_safe("-0.5"), spreadsheet_safe("fine")
+    ("'=1+1", "'-0.5", 'fine')
+    """
+    return "'" + text if text.startswith(_FORMULA_STARTS) else text
+
+
+def _csv(result: Any, keep_formulas: bool = False) -> str:
+    """The results table; text cells made :func:`spreadsheet_safe` unless ``keep_formulas`` (numbers stay numbers)."""
+    import pandas as pd
+
     frame = result.to_frame()
+
+    def text(values: Any) -> pd.Series:  # kept as objects: text pyarrow cannot hold (a lone surrogate) stays
+        return pd.Series(values, index=frame.index, dtype=object)
+
     for column in ("input", "expected"):
-        frame[column] = [v if isinstance(v, str) or v is None else json_text(v) for v in frame[column]]
-    return frame.to_csv(index=False)
+        frame[column] = text([v if isinstance(v, str) or v is None else json_text(v) for v in frame[column]])
+    if not keep_formulas:
+        for column in frame.columns:
+            if frame[column].dtype.kind not in "biufcmM":  # text and mixed columns; numbers stay numbers
+                frame[column] = text([spreadsheet_safe(v) if isinstance(v, str) else v for v in frame[column]])
+        frame.columns = [spreadsheet_safe(str(name)) for name in frame.columns]
+    return frame.to_csv(index=False, lineterminator="\r\n")  # RFC 4180; a CR inside a cell is quoted too
 
 
 def _markdown(result: Any) -> str:
@@ -158,6 +195,13 @@ def _markdown(result: Any) -> str:
         "",
         markdown_table(_metric_rows(result), ["metric", "direction", "mean", "p50", "p95", "count", "missing"]),
     ]
+    for heading, frame in error_sections(result):
+        shown = frame.head(_MARKDOWN_ERRORS)
+        columns = [c for c in ("metric", "cases", "error", "examples") if c in frame.columns]
+        rows = [{**row, "examples": " · ".join(row["examples"])} for row in shown.to_dict("records")]
+        more = ["", f"… and {len(frame) - len(shown)} more messages"] if len(frame) > len(shown) else []
+        kind, _, counts = heading.partition(": ")
+        lines += ["", f"**{kind.capitalize()}**: {counts}", "", markdown_table(rows, columns), *more]
     if result.assertions:
         rows = [{"assertion": a.name, "result": "✓ pass" if a.passed else "✗ fail", "message": a.message} for a in result.assertions]
         lines += ["", markdown_table(rows, ["assertion", "result", "message"])]
@@ -173,6 +217,13 @@ def _ci(result: Any) -> str:
     failures = result.failures
     lines = [f"::error title=cogeval run failed::{workflow_data('FAILED: ' + '; '.join(failures))}"] if failures else []
     lines.append(f"::notice title=cogeval::{workflow_data(f'{result.stats.counts_text()}; {means}')}")
+    for heading, frame in error_sections(result):  # one warning per message, the most frequent first
+        for row in frame.head(SHOWN_ERRORS).itertuples(index=False):
+            text = f"{row.cases} × {cut(error_message(row), 500)} (e.g. {' · '.join(row.examples)})"
+            lines.append(f"::warning title={workflow_property('cogeval ' + heading)}::{workflow_data(text)}")
+        if len(frame) > SHOWN_ERRORS:
+            more = f"… and {len(frame) - SHOWN_ERRORS} more messages"
+            lines.append(f"::warning title={workflow_property('cogeval ' + heading)}::{workflow_data(more)}")
     for check in result.assertions:
         if not check.passed:
             lines.append(f"::error title={workflow_property('Assertion failed: ' + check.name)}::{workflow_data(check.message)}")

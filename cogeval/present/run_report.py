@@ -5,7 +5,9 @@ inline CSS that follows the reader's light or dark scheme, no script, no URL,
 every value escaped by jinja2 autoescape after :func:`~cogeval._text.printable`
 (:mod:`cogeval.present.templating`). From top to bottom: the failures of a
 failed run in a red box, the header (name, run id, start, counts, cost,
-duration, assertions), the assertions, the metric table, then one row per
+duration, assertions), the assertions, the metric table, the errors (the target's, then the
+metrics': each distinct message with its count and example cases, most frequent first;
+:mod:`cogeval.present.run_errors`), then one row per
 case × trial: input, expected, output, error, each metric's score (and its
 error), trace id, prompt version, duration. Rows whose target failed are red.
 At most ``max_cases`` rows are shown (500 by default; the JSON and CSV reports
@@ -29,9 +31,12 @@ from cogeval import _columns as col
 from cogeval._check import check_positive_int
 from cogeval._html import format_value
 from cogeval._text import as_text, cut, safe_str
+from cogeval.present.run_errors import error_sections
 from cogeval.present.templating import cogeval_version, render_template
 
 _MAX_TEXT = 4000
+_HTML_ERRORS = 20
+"""Messages the page lists per kind of error (the target's, the metrics')."""
 _METRIC_COLUMNS = ["metric", "better", "mean", "p50", "p95", "min", "max", "n", "missing"]
 
 
@@ -55,7 +60,19 @@ def run_html(result: Any, *, max_cases: int = 500) -> str:
         metric_columns=_METRIC_COLUMNS, score_names=names,
         cases=[_case_row(r, names) for r in result.results[:max_cases]],
         total=len(result.results), shown=min(max_cases, len(result.results)),
+        error_sections=[_error_section(heading, frame) for heading, frame in error_sections(result)],
     )
+
+
+def _error_section(heading: str, frame: Any) -> dict[str, Any]:
+    """One kind of error (the target's, the metrics') for the page: its heading and its most frequent messages."""
+    shown = frame.head(_HTML_ERRORS)
+    kind, _, counts = heading.partition(": ")
+    return {
+        "title": f"{kind.capitalize()} ({counts})", "metric": col.METRIC in frame.columns, "more": len(frame) - len(shown),
+        "rows": [{"metric": getattr(row, col.METRIC, None), "cases": row.cases, "error": cut(row.error, _MAX_TEXT),
+                  "examples": " · ".join(row.examples)} for row in shown.itertuples(index=False)],
+    }
 
 
 def cost_text(stats: Any) -> str:

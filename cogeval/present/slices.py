@@ -15,8 +15,8 @@ from cogeval._text import escaped_line, printable
 from cogeval.compare.result import VERDICT_TONES
 from cogeval.present.comparison_rows import format_signed
 
-SLICE_COLUMNS = ["slice", "metric", "n", "base", "head", "difference", "interval", "p", "adjusted p", "verdict"]
-"""The reports' slices table."""
+SLICE_COLUMNS = ["slice", "metric", "n", "base", "head", "difference", "interval", "p", "adjusted p", "verdict", "note"]
+"""The reports' slices table; ``note`` says why a slice's test says little (the slices table's ``note``)."""
 
 
 def slice_rows(comparison: Any) -> list[dict[str, Any]]:
@@ -25,15 +25,17 @@ def slice_rows(comparison: Any) -> list[dict[str, Any]]:
         return []
     rows = []
     for r in comparison.slices.to_dict("records"):
-        tested = r["test"] != "none"
+        bounded = not math.isnan(r["ci_low"])
         up = comparison.metrics[r["metric"]].higher_is_better
+        note = r.get("note")
         rows.append({
             "slice": str(r["slice"]), "metric": f"{r['metric']} {'↑' if up else '↓'}", "n": str(r["n"]),
             "base": format_value(r["base"]), "head": format_value(r["head"]),
             "difference": format_signed(r["difference"]),
-            "interval": f"[{format_signed(r['ci_low'])}, {format_signed(r['ci_high'])}]" if tested else r["note"],
+            "interval": f"[{format_signed(r['ci_low'])}, {format_signed(r['ci_high'])}]" if bounded else "–",
             "p": format_value(r["p_value"]), "adjusted p": format_value(r["adjusted_p_value"]),
             "verdict": str(r["verdict"]), "tone": VERDICT_TONES.get(r["verdict"], "neutral"),
+            "note": "" if note is None or note != note else str(note),
         })
     return rows
 

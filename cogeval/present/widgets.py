@@ -188,14 +188,14 @@ def run_explorer(store: Any, *, alpha: float = 0.05, seed: Any = 0, test: str = 
 # -- cases ----------------------------------------------------------------------------------------
 
 
-_DIRECTIONS = ("regressed", "improved", "all")
+_DIRECTIONS = ("regressed", "improved", "error", "all")
 
 
 class CaseExplorer(widgets.VBox):
     """Browse the changed cases of a comparison with both outputs side by side; see :func:`case_explorer`.
 
     Parts: ``metric`` (Dropdown), ``direction`` (ToggleButtons: regressed,
-    improved, all), ``case`` (Select of the matching changed cases, largest
+    improved, error, all), ``case`` (Select of the matching changed cases, largest
     change first; its value is the row position in ``comparison.changes``),
     ``count`` and ``detail`` (HTML).
     """
@@ -232,7 +232,7 @@ class CaseExplorer(widgets.VBox):
 
     def _label(self, position: int) -> str:
         row = self.comparison.changes.iloc[position]
-        mark = "▲" if row[col.DIRECTION] == "improved" else "▼"
+        mark = {"improved": "▲", "regressed": "▼"}.get(row[col.DIRECTION], "✗")  # ✗: the target failed on it
         return f"{mark} {row[col.DELTA]:+.3g} · {short_input(row[col.INPUT], 90) or row[col.CASE_KEY]}"
 
     def _show(self, change: Any = None) -> None:

@@ -174,8 +174,10 @@ def wilcoxon_interval(
     """The shifts ``mu`` that the signed-rank test of ``a - b - mu`` does not reject (Hodges–Lehmann).
 
     The interval of the location shift (pseudo-median of the differences) that
-    inverts :func:`~cogeval.stats.wilcoxon_test` at level ``1 - confidence``,
-    as R's ``wilcox.test(a, b, paired = TRUE, conf.int = TRUE)`` defines it;
+    inverts :func:`~cogeval.stats.wilcoxon_test` at level ``1 - confidence``
+    over all pairs; R's ``wilcox.test(a, b, paired = TRUE, conf.int = TRUE)``
+    when no difference ``a - b`` is 0 (R drops zero differences before its
+    interval; here a zero drops out only at the shift 0, as the test does);
     searched among the Walsh averages (bisection on the shift beyond
     ``WALSH_LIMIT`` pairs) with the test's own p-value, using the exact or the
     normal null distribution as ``exact`` says (``None``: as the test at 0

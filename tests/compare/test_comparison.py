@@ -85,10 +85,14 @@ def test_the_same_engine_as_compare_runs():
     assert again.to_frame().equals(result.to_frame())
 
 
-def test_any_two_names_first_is_the_baseline():
-    result = compare({"old": wrong_on_evens, "new": right})
-    assert (result.baseline.name, result.challenger.name) == ("old", "new")
-    assert result.summary["winner"] == "challenger"
+def test_targets_are_read_by_name_in_either_order():
+    given = compare({"baseline": wrong_on_evens, "challenger": right})
+    swapped = compare({"challenger": right, "baseline": wrong_on_evens})
+    for result in (given, swapped):
+        assert (result.baseline.name, result.challenger.name) == ("baseline", "challenger")
+        assert result.baseline.aggregated["exact_match"].mean == 0.5  # wrong_on_evens is the baseline
+        assert (result.summary["winner"], result.summary["verdict"]) == ("challenger", "better")
+    assert swapped.summary == given.summary
 
 
 def test_cases_run_concurrently_and_the_targets_of_a_case_back_to_back():
@@ -210,18 +214,28 @@ def test_on_progress_gets_the_target_counts_and_case():
         assert all(isinstance(e["current_case"], Case) for e in mine)
 
 
-@pytest.mark.parametrize("targets, shown", [
-    ({"baseline": right}, "{'baseline': <function right at"),
-    ({"a": right, "b": right, "c": right}, "{'a': <function right at"),
-    ([right, right], "[<function right at"),
-    ({1: right, 2: right}, "{1: <function right at"),
+KEYS_EXPECTED = "targets must have exactly the keys 'baseline' and 'challenger'; got "
+
+
+@pytest.mark.parametrize("targets, message", [
+    ({"baseline": right}, KEYS_EXPECTED + "the keys 'baseline'"),
+    ({"old": right, "new": right}, KEYS_EXPECTED + "the keys 'old', 'new'"),
+    ({"baseline": right, "challenger": right, "c": right}, KEYS_EXPECTED + "the keys 'baseline', 'challenger', 'c'"),
+    ({1: right, 2: right}, KEYS_EXPECTED + "the keys 1, 2"),
+    ({}, KEYS_EXPECTED + "no keys"),
 ])
-def test_targets_must_map_two_names(targets, shown):
+def test_targets_must_have_the_keys_baseline_and_challenger(targets, message):
     with pytest.raises(InputError) as caught:
         EvalComparison(DATA, targets=targets, metrics=[exact_match()], progress=False)
-    message = str(caught.value)
-    assert message.startswith(
-        "targets must map two names to targets, baseline first: {'baseline': ..., 'challenger': ...}; got " + shown)
+    assert str(caught.value) == message
+
+
+def test_targets_must_be_a_mapping():
+    with pytest.raises(InputError) as caught:
+        EvalComparison(DATA, targets=[str.upper, str.lower], metrics=[exact_match()], progress=False)
+    assert str(caught.value) == ("targets must be a mapping with the keys 'baseline' and 'challenger' "
+                                 "({'baseline': ..., 'challenger': ...}); got [<method 'upper' of 'str' objects>, "
+                                 "<method 'lower' of 's...")
 
 
 def test_runs_inside_a_running_event_loop():

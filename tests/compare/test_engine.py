@@ -189,9 +189,15 @@ def test_failures_and_nan_cells():
     m = c.metrics["acc"]
     # pairs: ok (1, 1), ok2 (0, 1), head_failed (1, 0), base_failed (0, 1); both_failed and nan_cell left out
     assert (m.n, m.base, m.head) == (4, 0.5, 0.75)
-    assert m.test == "mcnemar-exact" and (m.n_improved, m.n_regressed) == (2, 1)
+    # the failed cases moved because the target failed: errors, counted as neither improved nor regressed
+    assert m.test == "mcnemar-exact" and (m.n_improved, m.n_regressed) == (1, 0)
     assert c.matched == 6
-    assert c.changes["case_key"].tolist() == ["ok2", "head_failed", "base_failed"]
+    assert c.changes[["case_key", "direction", "errored"]].values.tolist() == [
+        ["ok2", "improved", None], ["head_failed", "error", "head"], ["base_failed", "error", "base"]]
+    assert m.improved["case_key"].tolist() == ["ok2"] and m.regressed.empty
+    assert c.errored[["case_key", "errored"]].values.tolist() == [
+        ["head_failed", "head"], ["base_failed", "base"], ["both_failed", "both"]]
+    assert (c.n_errored_base, c.n_errored_head) == (2, 2)
 
 
 def test_all_failed_metric_is_left_out_with_a_warning():
@@ -277,7 +283,7 @@ def test_changes_sorted_by_size_then_metric_then_case_with_full_inputs():
     inputs = {"c0": "first\n  line   and\tmore", "c1": "x" * 200, "c3": {"q": "é"}}
     c = compare_scores(base, head, directions={"m1": True, "m2": False}, seed=0, inputs=inputs)
     ch = c.changes
-    assert list(ch.columns) == [*col.CHANGES_COLUMNS, "occurrence"]
+    assert list(ch.columns) == [*col.CHANGES_COLUMNS, "occurrence", "errored"]
     assert ch[["case_key", "metric", "delta", "direction"]].values.tolist() == [
         ["c1", "m2", -0.5, "improved"],   # |0.5| first; lower is better, so -0.5 is an improvement
         ["c1", "m1", 0.3, "improved"],    # |0.3|: m1 before m2, then case order

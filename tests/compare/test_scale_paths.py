@@ -66,6 +66,11 @@ def reference(base: pd.DataFrame, head: pd.DataFrame) -> tuple[pd.DataFrame, pd.
     both = (b_err.loc[units] & h_err.loc[units]).to_numpy()
     b.loc[both, :] = np.nan
     h.loc[both, :] = np.nan
+    # which run's target failed on every trial of a unit, when only one did: its changes are errors (issue 23)
+    base_only, head_only = (b_err.loc[units] & ~h_err.loc[units]).to_numpy(), (h_err.loc[units] & ~b_err.loc[units]).to_numpy()
+    errored = pd.Series(None, units, dtype=object)
+    errored[base_only], errored[head_only] = "base", "head"
+    b.attrs["errored"] = errored
     return b, h
 
 
@@ -84,15 +89,21 @@ def scipy_test(b: np.ndarray, h: np.ndarray, test: str) -> tuple[str, float]:
 
 
 def reference_changes(b: pd.DataFrame, h: pd.DataFrame) -> pd.DataFrame:
+    """Every metric decides here, so the rows are in one part: largest |delta| first. A unit only one run's target
+    failed on (``b.attrs["errored"]``) moved because of that failure: its ``direction`` is ``error``."""
+    errored = b.attrs.get("errored", pd.Series(None, b.index, dtype=object))
     rows = []
     for m, up in DIRECTIONS.items():
         keep = b[m].notna() & h[m].notna()
         d = h[m][keep] - b[m][keep]
         d = d.where(d.abs() > 1e-9, 0.0)
         for (key, occurrence), delta in d[d != 0].items():
+            side = errored.loc[(key, occurrence)]
+            side = side if isinstance(side, str) else None
             rows.append((key, occurrence, m, b.loc[(key, occurrence), m], h.loc[(key, occurrence), m], delta,
-                         "improved" if (delta > 0) == up else "regressed"))
-    frame = pd.DataFrame(rows, columns=[*UNIT, "metric", "base", "head", "delta", "direction"])
+                         "error" if side else "improved" if (delta > 0) == up else "regressed", side))
+    frame = pd.DataFrame(rows, columns=[*UNIT, "metric", "base", "head", "delta", "direction", "errored"])
+    frame["errored"] = pd.Series([row[-1] for row in rows], dtype=object)  # None, as compare_scores keeps it
     # largest |delta| first; ties keep metric order, then unit (base) order: the row order above
     order = np.argsort(-frame["delta"].abs().round(9).to_numpy(), kind="stable")
     return frame.iloc[order].reset_index(drop=True)

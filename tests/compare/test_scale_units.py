@@ -65,5 +65,6 @@ def test_changes_keep_text_as_python_objects_even_a_lone_surrogate():
     expected = pd.DataFrame({
         **{name: pd.Series(values, dtype=object) for name, values in text.items()},
         "base": [0.0, 0.5], "head": [1.0, 0.25], "delta": [1.0, -0.25],
-        "direction": pd.Series(["improved", "regressed"], dtype=object), "occurrence": [0, 0]})
+        "direction": pd.Series(["improved", "regressed"], dtype=object), "occurrence": [0, 0],
+        "errored": pd.Series([None, None], dtype=object)})
     pd.testing.assert_frame_equal(changes, expected)

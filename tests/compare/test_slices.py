@@ -151,7 +151,7 @@ def test_reports_and_the_forest_plot_show_the_slices():
     markdown = comparison_markdown(comparison)
     assert "#### Slices by topic (Holm over slices × metrics)" in markdown
     billing_quality = next(line for line in markdown.splitlines() if line.startswith("| billing | quality"))
-    assert billing_quality.endswith("worse |")
+    assert billing_quality.endswith("🔴 worse |  |")  # then the note column: nothing to say of a 30-case t-test
     fig = comparison.plot()
     labels = [trace.y[0] for trace in fig.data]
     assert labels[:4] == ["quality ↑", "quality · billing", "quality · returns", "quality · shipping"]

@@ -68,9 +68,11 @@ def test_trial_order_does_not_decide():
 
 
 def test_wilcoxon_on_trial_means_matches_r():
-    # Two trials per case; R 4.2 on the case means from mean():
-    #   bt <- list(c(0.1, 0.2), c(0.3, 0.4), ...); b <- sapply(bt, mean); h <- sapply(ht, mean)
-    #   wilcox.test(h, b, paired = TRUE)  ->  V = 23.5, p-value = 0.1275083305 (a zero and ties: normal approximation)
+    # Two trials per case. R 4.2 on the float case means (sapply(bt, mean), sapply(ht, mean)) gives V = 23.5,
+    # p-value = 0.1275083305: in floats 0.3 - 0.35 and 0.45 - 0.4 differ in the last bit, so R ranks true ties
+    # apart. The exact differences, in hundredths, are c(10, -5, 20, 0, 20, -5, 5, 15):
+    #   wilcox.test(c(10, -5, 20, 0, 20, -5, 5, 15))  ->  V = 24 (a zero and ties: normal approximation), p =
+    #   2 * pnorm(-(24 - 14 - 0.5) / sqrt(35 - 30 / 48)) = 0.1051623859 (scipy.stats.wilcoxon(..., method="approx"))
     b_trials = [(0.1, 0.2), (0.3, 0.4), (0.5, 0.5), (0.6, 0.7), (0.2, 0.3), (0.4, 0.5), (0.5, 0.6), (0.1, 0.3)]
     h_trials = [(0.2, 0.3), (0.2, 0.4), (0.7, 0.7), (0.7, 0.6), (0.4, 0.5), (0.3, 0.5), (0.6, 0.6), (0.3, 0.4)]
 
@@ -78,7 +80,34 @@ def test_wilcoxon_on_trial_means_matches_r():
         return table(*[(f"c{i}", 0, t, "q", s, False) for i, pair in enumerate(trials) for t, s in enumerate(pair)])
 
     m = compare_scores(rows(b_trials), rows(h_trials), directions={"q": True}, test="wilcoxon").metrics["q"]
-    assert m.p_value == pytest.approx(0.1275083305, abs=1e-10)
+    assert m.p_value == pytest.approx(0.1051623859, abs=1e-10)
+    assert m.statistic == 24
+
+
+def test_wilcoxon_ties_of_trial_means_survive_averaging():
+    # 3 trials of a 0/1 metric; (hits of base, hits of head) per case. The trial means 1/3 and 1 - 2/3 differ in
+    # the last bit (0/3 -> 1/3 is 0.33333333333333337, 1/3 -> 2/3 is 0.3333333333333333), so without the noise
+    # floor's rounding Wilcoxon saw no ties and took the exact test: p = 0.1206. The exact differences in thirds
+    # are c(1, 1, 2, -1, 1, 1, 1): six tie at |d| = 1, rank 3.5 each, and 2 has rank 7, so V = 5 * 3.5 + 7 = 24.5;
+    #   R: wilcox.test(c(1, 1, 2, -1, 1, 1, 1))  (ties: normal approximation, continuity corrected)
+    #   p = 2 * pnorm(-(24.5 - 14 - 0.5) / sqrt(35 - (6^3 - 6) / 48)) = 0.0707598148
+    hits = [(0, 1), (0, 1), (0, 2), (1, 0), (1, 2), (1, 2), (2, 3)]
+
+    def run(side, run_id):
+        rows = [{"input": f"q{i}", "trial": t, "correct": float(t < pair[side])}
+                for i, pair in enumerate(hits) for t in range(3)]
+        return EvalRun.from_frame(pd.DataFrame(rows), run_id=run_id)
+
+    base, head = run(0, "20260101T000000000Z-0000000a"), run(1, "20260101T000000001Z-0000000b")
+    m = compare_runs(base, head, test="wilcoxon").metrics["correct"]
+    thirds = [h - b for b, h in hits]
+    reference = stats.wilcoxon(thirds, zero_method="wilcox", correction=True, method="approx").pvalue
+    assert reference == pytest.approx(0.0707598148, abs=1e-10)
+    assert (m.test, m.statistic, m.n) == ("wilcoxon", 24.5, 7)
+    assert m.p_value == pytest.approx(reference, rel=1e-12)
+    # The float means' differences hold 4 values for the 3 exact ones (the noise the floor removes).
+    means = [run.scores.groupby("case_key").score.mean().to_numpy() for run in (base, head)]
+    assert len(np.unique(means[1] - means[0])) == 4
 
 
 # -- 2. roles: deciding and informing metrics --------------------------------------------------------------------

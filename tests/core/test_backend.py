@@ -61,7 +61,7 @@ def test_every_convenience_reaches_its_presentation_function(calls, tmp_path):
     store = RunStore(tmp_path)
     assert base.plot("quality") == "plot_scores" and calls[-1] == ("plot_scores", (base, "quality"), {})
     assert result.plot("exact_match") == "plot_scores" and calls[-1] == ("plot_scores", (result.run, "exact_match"), {})
-    assert result.report("ci", None) == "write_reports" and calls[-1] == ("write_reports", (result, "ci", None), {})
+    assert result.report("ci", None) == "write_reports" and calls[-1] == ("write_reports", (result, "ci", None), {"keep_formulas": False})
     assert comparison.report("markdown", "x") == "report_comparison"
     assert calls[-1] == ("report_comparison", (comparison, "markdown", "x"), {})
     assert comparison.plot() == "plot_comparison" and calls[-1] == ("plot_comparison", (comparison,), {})

@@ -10,7 +10,7 @@ import chat_server
 import pytest
 from chat_server import completion, error
 
-from cogeval import EvalSuite, Score, exact_match, faithfulness, metric, threshold
+from cogeval import Dataset, EvalSuite, Score, assertion, exact_match, faithfulness, metric, threshold
 from cogeval.evaluate.result import EXIT_ASSERTION_FAILED, EXIT_RUN_FAILED
 from cogeval.present.reporters import render
 
@@ -130,11 +130,32 @@ def test_failed_assertions_alone_exit_1():
     assert render(result, "ci").splitlines()[0].startswith("::notice title=cogeval::")
 
 
-def test_an_empty_run_is_not_a_failed_run():
+NO_CASES = "the run has no cases: its dataset is empty, so nothing was evaluated"
+
+
+@pytest.mark.parametrize("data", [[], Dataset([])], ids=["list", "Dataset"])
+def test_a_run_of_no_cases_is_a_failed_run(data):
+    result = EvalSuite(data, lambda q: q, metrics=[exact_match()], progress=False, name="empty").run()
+    assert result.failures == [NO_CASES]  # not "every case errored (0 of 0)"
+    assert not result.passed and result.exit_code == EXIT_RUN_FAILED == 2
+    assert first_lines(result) == {"console": f"FAILED: {NO_CASES}", "markdown": f"**FAILED**: {NO_CASES}",
+                                   "ci": f"::error title=cogeval run failed::FAILED: {NO_CASES}"}
+    assert render(result, "ci").splitlines()[-1] == "cogeval: 0 of 0 assertions passed — FAILED (the run failed)"
+    assert result.summary()["failures"] == [NO_CASES]
+
+
+def test_a_run_of_no_cases_fails_whatever_its_assertions_say():
+    passing = assertion("always", lambda aggregated: True, "nothing to check")
+    result = EvalSuite([], lambda q: q, metrics=[exact_match()], assertions=[passing], progress=False).run()
+    assert [a.passed for a in result.assertions] == [True]
+    assert result.failures == [NO_CASES] and result.exit_code == EXIT_RUN_FAILED
+
+
+def test_a_run_whose_stats_count_no_results_is_not_every_case_errored():
     result = EvalSuite(DATA, down, metrics=[exact_match()], progress=False).run()
     stats = result.stats.model_copy(update={"total": 0, "errors": 0})
     empty = dataclasses.replace(result, results=[], run=result.run.model_copy(update={"stats": stats}))
-    assert empty.failures == [] and empty.exit_code == 0
+    assert empty.failures == [NO_CASES] and empty.exit_code == EXIT_RUN_FAILED
 
 
 def test_failure_text_in_markdown_cannot_break_the_report():

@@ -134,11 +134,17 @@ def test_wrong_return_type_is_an_error_and_not_retried():
 
     def target(text):
         calls.append(text)
-        return 42
+        return None
 
     [outcome] = run([Case("a")], target, retries=3)
-    assert outcome.error == "target returned int; expected str or TargetResponse"
+    assert outcome.error == "target returned NoneType; expected a str, or a number, bool, list or dict, or a TargetResponse"
     assert (outcome.output, outcome.attempts, len(calls)) == ("", 1, 1)
+
+
+def test_a_number_list_or_dict_answer_is_kept_as_the_output():
+    answers = {"n": 42, "l": (1, "x"), "d": {"a": float("nan")}, "b": True}
+    outcomes = run([Case(k) for k in answers], lambda text: answers[text])
+    assert [(o.output, o.error) for o in outcomes] == [(42, None), ([1, "x"], None), ({"a": None}, None), (True, None)]
 
 
 @pytest.mark.parametrize("kind", ["sync", "async"])

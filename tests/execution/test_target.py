@@ -116,15 +116,29 @@ def test_target_response_refuses_a_bad_duration(duration, shown):
     assert str(info.value) == f"TargetResponse.duration_s must be a finite number of seconds >= 0 or None; got {shown}"
 
 
-def test_target_response_output_must_be_text():
-    with pytest.raises(InputError, match=r"TargetResponse\.output must be a str; got int: 3"):
-        TargetResponse(3)
+def test_target_response_output_must_be_an_answer():
+    with pytest.raises(InputError) as info:
+        TargetResponse(None)
+    assert str(info.value) == "TargetResponse.output must be a str, or a number, bool, list or dict; got NoneType: None"
+    assert TargetResponse(3).output == 3 and TargetResponse((1, 2)).output == [1, 2]  # JSON-safe, as the file holds it
 
 
 def test_wrong_return_type_is_named():
     with pytest.raises(InputError) as info:
-        call(lambda text: 42, Case("q"))
-    assert str(info.value) == "target returned int; expected str or TargetResponse"
+        call(lambda text: object(), Case("q"))
+    assert str(info.value) == "target returned object; expected a str, or a number, bool, list or dict, or a TargetResponse"
+
+
+def test_a_number_answer_joins_a_conversation_as_json_text():
+    seen = []
+
+    def target(text, messages):
+        seen.append(messages)
+        return len(messages)
+
+    response, turns = asyncio.run(converse(as_target(target), Case(turns=["a", "b"])))
+    assert [t.output for t in turns] == [1, 3] and response.output == 3
+    assert seen[1][1] == {"role": "assistant", "content": "1"}
 
 
 def test_exceptions_propagate_from_sync_and_async_targets():

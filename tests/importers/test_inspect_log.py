@@ -291,9 +291,13 @@ def test_compare_runs_finds_the_planted_difference(base, head, tmp_path):
     # 8 discordant pairs, all for head: R binom.test(0, 8)$p.value = 0.0078125, Holm over 3 metrics 0.0234375
     assert (match.n, match.base, match.head, match.difference) == (10, 0.2, 1.0, 0.8)
     assert (match.test, match.p_value, match.adjusted_p_value) == ("mcnemar-exact", 0.0078125, 0.0234375)
-    assert (match.significant, match.winner, match.n_improved, match.n_regressed) == (True, "head", 8, 0)
-    improved = comparison.changes[comparison.changes["metric"] == "match"]
-    assert list(improved["input"]) == [QUESTIONS[f"q{i}"][0] for i in range(3, 11)]
+    # one of those 8 failed in base on every trial: an error, not an improvement (its 0 still counts in the test)
+    assert (match.significant, match.winner, match.n_improved, match.n_regressed) == (True, "head", 7, 0)
+    assert (comparison.n_errored_base, comparison.n_errored_head) == (1, 0)
+    moved = comparison.changes[comparison.changes["metric"] == "match"]
+    assert sorted(moved["input"]) == sorted(QUESTIONS[f"q{i}"][0] for i in range(3, 11))
+    [errored] = moved.loc[moved["direction"] == "error", "input"]
+    assert errored in list(comparison.errored["input"])
     assert comparison.warnings[0] == ("Metric 'checks/length': n = 9 of 10 matched cases, because scoring failed on "
                                       "1 case(s) in the base run and 0 in the head run")
     assert load_run(RunStore(tmp_path / "runs").save(base)) == base

@@ -244,8 +244,12 @@ def test_markdown_tables_cannot_be_broken_or_inject_html(comparison):
 
 def test_markdown_limits_changes_per_metric_and_direction(comparison):
     text = comparison_markdown(comparison)
-    assert "#### Regressed cases (8 cases)" in text  # headings count cases (issue 15), not case × metric pairs
+    # headings count cases (issue 15), not case × metric pairs, and only the deciding metrics' (issue 23)
+    assert "#### Regressed cases (7 cases)" in text
     assert "**exact\\_match** — 7 regressed" in text and "**latency\\_s** — 1 regressed" in text
+    assert text.index("**exact\\_match** — 7 regressed") < text.index("Improved cases") < text.index(
+        "<summary>Cases moved on informing metrics, which do not decide (latency\\_s: 1 regressed; 1 case moved on "
+        "these only)</summary>") < text.index("**latency\\_s** — 1 regressed")
     assert "<summary>Improved cases (60 cases)</summary>" in text
     assert "… and 50 more improved cases" in text
     assert "| ffffffff |" not in text and text.count("question ") == 10
@@ -424,4 +428,9 @@ def test_a_case_that_moved_on_two_metrics_counts_once_in_the_heading(comparison)
     regressed_exact = (changes["direction"] == "regressed") & (changes["metric"] == "exact_match")
     changes.loc[changes["metric"] == "latency_s", "case_key"] = changes.loc[regressed_exact, "case_key"].iloc[0]
     text = comparison_markdown(dataclasses.replace(comparison, changes=changes))
+    assert "#### Regressed cases (7 cases)" in text  # latency_s informs: counted apart
+    assert "(latency\\_s: 1 regressed; 0 cases moved on these only)" in text  # its case moved on exact_match too
+    changes.loc[changes["metric"] == "latency_s", "metric"] = "token_f1"  # a deciding metric
+    text = comparison_markdown(dataclasses.replace(comparison, changes=changes))
     assert "#### Regressed cases (7 cases, 8 case × metric)" in text
+    assert "informing metrics" not in text
