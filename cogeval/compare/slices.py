@@ -20,6 +20,7 @@ comparison's warnings use (:func:`_slice_note`): an undefined t-test, few paired
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import operator
@@ -87,7 +88,7 @@ def slice_table(
     test: str = "t",
 ) -> pd.DataFrame:
     """:func:`compare_slices` of a pairing whose units' slices are ``labels`` (one per unit of ``pairing.units``)."""
-    code, found = pd.factorize(labels)  # None and NaN: code -1, in no slice
+    code, found = _factorized(labels)
     slices = sorted(range(len(found)), key=lambda i: str(found[i]))
     deciding = set(directions) if deciding is None else set(deciding)
     margins = dict(margins or {})
@@ -110,6 +111,29 @@ def slice_table(
                          "note": _slice_note(len(b), tested, b, h)})
     _adjust(rows, arrays, directions, margins, alpha)
     return pd.DataFrame(rows, columns=list(SLICE_COLUMNS))
+
+
+@dataclasses.dataclass(frozen=True)
+class _Boolean:
+    """A bool label kept apart from the number it equals (``True == 1``), as JSON keeps them."""
+
+    value: bool
+
+
+def _factorized(labels: np.ndarray) -> tuple[np.ndarray, list[Any]]:
+    """Each label's slice number and the slices' labels: ``pd.factorize``, but ``True`` and ``1`` (or
+    ``False`` and ``0``) are two slices; None and NaN are in no slice (code -1).
+
+    >>> code, found = _factorized(np.array([True, 1, False, 0, None, True], dtype=object))
+    >>> code.tolist(), found
+    ([0, 1, 2, 3, -1, 0], [True, 1, False, 0])
+    """
+    booleans = np.fromiter(map(isinstance, labels, itertools.repeat((bool, np.bool_))), dtype=bool, count=len(labels))
+    if booleans.any():
+        labels = labels.copy()
+        labels[booleans] = [_Boolean(bool(value)) for value in labels[booleans]]
+    code, found = pd.factorize(labels)
+    return code, [label.value if isinstance(label, _Boolean) else label for label in found]
 
 
 def _slice_note(n: int, tested: PairedTest | None, b: np.ndarray, h: np.ndarray) -> str | None:

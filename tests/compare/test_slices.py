@@ -6,6 +6,8 @@ over the family, computed here independently of cogeval.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -177,3 +179,16 @@ def test_the_console_names_the_slice_a_deciding_metric_got_worse_in(capsys):
     assert f"worse in billing (30 cases): quality {drop:+.4g}" in capsys.readouterr().out
     print_console(compare_runs(base, head), brief=True)
     assert "worse in" not in capsys.readouterr().out
+
+
+def test_true_and_1_are_two_slices_as_json_keeps_them():
+    """Issue 24 item 7: metadata ``True`` and ``1`` (``False`` and ``0``) equal in Python, not in JSON."""
+    base, head, *_ = planted()
+    flags = [True, 1, False, 0] * 15
+    for run_ in (base, head):
+        for result, flag in zip(run_.results, itertools.cycle(flags)):
+            result.case.metadata = {**result.case.metadata, "flag": flag}
+    table = compare_runs(base, head, by="flag").slices
+    quality = table[table["metric"] == "quality"]
+    by_label = {repr(label): n for label, n in zip(quality["slice"], quality["n"])}
+    assert by_label == {"True": 23, "1": 23, "False": 22, "0": 22}  # 90 cases: flags[i % 4]
