@@ -409,15 +409,29 @@ def run_sync(awaitable: Awaitable[Any] | Callable[[], Awaitable[Any]]) -> Any:
 
 
 class _Interrupts:
-    """Ctrl-C while :func:`run_sync` runs (in the main thread; elsewhere signals never arrive): the first cancels
-    the run, which keeps what finished and raises :class:`RunInterrupted`; a second, while that is being done, is
-    told to wait; a third gives up on it (``KeyboardInterrupt``). The caller's own handler is back after."""
+    """Signals while :func:`run_sync` runs (in the main thread; elsewhere signals never arrive).
+
+    Ctrl-C (SIGINT): the first cancels the run, which keeps what finished and raises :class:`RunInterrupted`;
+    a second, while that is being done, is told to wait; a third gives up on it (``KeyboardInterrupt``).
+    SIGTERM and SIGHUP (``docker stop``, a cancelled CI job, a closed terminal) cancel the run as a Ctrl-C does,
+    so a checkpoint gets the run so far; then, unless the program handles that signal itself, the process ends
+    by it as it would have (exit status 128 + the signal's number). The caller's own handlers are back after.
+    """
+
+    _SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 
     def __init__(self, cancel: Callable[[], None]) -> None:
-        self.cancel, self.count, self.installed = cancel, 0, False
-        self.previous: Any = None
+        self.cancel, self.count = cancel, 0
+        self.previous: dict[int, Any] = {}
+        self.terminated: int | None = None
 
     def __call__(self, signum: int, frame: Any) -> None:
+        if signum != signal.SIGINT:
+            if self.terminated is None:
+                self.terminated = signum
+                self.count += 1
+                self.cancel()
+            return
         self.count += 1
         if self.count == 1:
             self.cancel()
@@ -427,10 +441,18 @@ class _Interrupts:
             raise KeyboardInterrupt
 
     def __enter__(self) -> _Interrupts:
-        if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
-            self.installed, self.previous = True, signal.signal(signal.SIGINT, self)
+        if threading.current_thread() is threading.main_thread():
+            for number in self._SIGNALS:
+                if signal.getsignal(number) is not signal.SIG_IGN:
+                    self.previous[number] = signal.signal(number, self)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.installed:  # None: a handler not set from Python, which Python cannot set back; the default then
-            signal.signal(signal.SIGINT, signal.SIG_DFL if self.previous is None else self.previous)
+        for number, previous in self.previous.items():  # None: a handler not set from Python; the default then
+            signal.signal(number, signal.SIG_DFL if previous is None else previous)
+        ended = self.terminated
+        if ended is not None and self.previous.get(ended, signal.SIG_DFL) in (None, signal.SIG_DFL):
+            sys.stderr.write(f"cogeval: {signal.Signals(ended).name}: the run stopped; what finished is in its "
+                             "checkpoint, if it had one\n")
+            sys.stderr.flush()
+            signal.raise_signal(ended)

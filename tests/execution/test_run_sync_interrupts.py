@@ -8,6 +8,7 @@ wait; a third abandons it. The target presses Ctrl-C itself at a chosen case, so
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import textwrap
@@ -145,3 +146,46 @@ def test_interrupting_a_jupyter_kernel_keeps_every_finished_answer(tmp_path):
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)
+
+
+_TERMINATED = textwrap.dedent("""
+    import asyncio, os, signal, sys
+    from cogeval import EvalSuite, RunInterrupted, exact_match
+
+    number = getattr(signal, sys.argv[1])
+    if sys.argv[3] == "own handler":
+        signal.signal(number, lambda *_: None)
+
+    async def target(text):
+        if text == "q3":
+            os.kill(os.getpid(), number)  # as docker stop, a cancelled CI job or a closed terminal does
+            await asyncio.sleep(3600)
+        return text
+
+    suite = EvalSuite([{"input": f"q{i}", "expected": f"q{i}"} for i in range(50)], target,
+                      metrics=[exact_match()], progress=False, concurrency=1)
+    try:
+        suite.run(checkpoint=sys.argv[2], checkpoint_every=3600)
+    except RunInterrupted as stop:
+        print("interrupted", len(stop.result.run.results))
+""")
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_a_terminating_signal_saves_the_checkpoint_then_ends_the_process_by_it(name, tmp_path):
+    from cogeval import load_run
+
+    checkpoint = tmp_path / "checkpoint.json"
+    done = subprocess.run([sys.executable, "-c", _TERMINATED, name, str(checkpoint), "default"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == -getattr(signal, name), done.stderr  # ended by the signal: exit status 128 + its number
+    assert done.stdout == ""
+    assert done.stderr.endswith(f"cogeval: {name}: the run stopped; what finished is in its checkpoint, if it had one\n")
+    saved = load_run(checkpoint)
+    assert sorted(r.case.input for r in saved.results) == ["q0", "q1", "q2"] and saved.status == "interrupted"
+
+
+def test_a_program_that_handles_sigterm_itself_gets_the_interrupted_run(tmp_path):
+    done = subprocess.run([sys.executable, "-c", _TERMINATED, "SIGTERM", str(tmp_path / "c.json"), "own handler"],
+                          capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout) == (0, "interrupted 3\n"), done.stderr
