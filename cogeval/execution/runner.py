@@ -353,7 +353,7 @@ def run_sync(awaitable: Awaitable[Any] | Callable[[], Awaitable[Any]]) -> Any:
     With no event loop running it runs in this thread's own loop; inside a running loop (a Jupyter cell) in
     a new thread with its own loop, and this call waits for it. Ctrl-C (SIGINT) cancels the coroutine, so a
     run raises :class:`RunInterrupted` keeping what finished, in a script, a notebook or any running loop;
-    see :class:`_Interrupts` for a second and third Ctrl-C.
+    see :class:`_Interrupts` for a second and third Ctrl-C, and for SIGTERM and SIGHUP.
     """
     make = awaitable if callable(awaitable) else (lambda: awaitable)
     box: dict[str, Any] = {}
