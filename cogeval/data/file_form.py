@@ -51,7 +51,7 @@ def to_file(data: dict[str, Any]) -> dict[str, Any]:
         stats["cost"] = _sum(target, stats.get("judgeCost"))
         stats["targetCost"] = target
     if "prompts" in data:
-        data["prompts"] = _distinct_prompts(data)
+        data["prompts"] = distinct_prompts(data)
     return data
 
 
@@ -93,7 +93,7 @@ def _copied(data: dict[str, Any], key: str) -> Any:
     return value
 
 
-def _distinct_prompts(data: dict[str, Any]) -> list[dict[str, Any]]:
+def distinct_prompts(data: dict[str, Any]) -> list[dict[str, Any]]:
     """Every distinct prompt version of the results (their turns too), then those only ``prompts`` names."""
     found: dict[tuple[Any, ...], dict[str, Any]] = {}
     candidates = []

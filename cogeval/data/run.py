@@ -172,6 +172,17 @@ def _json_safe(data: dict[str, Any]) -> dict[str, Any]:
     return {key: data[key] if key == "results" else safe[key] for key in data}
 
 
+def result_file_form(record: ResultRecord) -> dict[str, Any]:
+    """One result as :meth:`EvalRun.to_dict` writes it in ``results`` (for :mod:`cogeval.data.run_writer`)."""
+    try:
+        data: dict[str, Any] = record.model_dump(by_alias=True, warnings="error")
+    except PydanticSerializationError:  # a field given a value of another type after validation
+        return jsonable(record.model_dump(by_alias=True), max_depth=MAX_DEPTH - 2)  # type: ignore[no-any-return]
+    if data.get("turns"):
+        data["turns"] = jsonable(data["turns"], max_depth=_TURNS_ROOM)
+    return data
+
+
 COUNTED: Final = "cogeval.counted"
 """A validation context key: the results' counts are known to fit (records read from text), so
 ``EvalRun.model_validate(data, context={COUNTED: True})`` does not look at them again."""

@@ -57,6 +57,9 @@ class EvalBuilder:
     def with_timeout(self, timeout: float) -> EvalBuilder:
         return self._set("timeout", check_timeout("timeout", timeout))
 
+    def with_metric_timeout(self, seconds: float) -> EvalBuilder:
+        return self._set("metric_timeout", check_timeout("metric_timeout", seconds))
+
     def with_retries(self, retries: int) -> EvalBuilder:
         return self._set("retries", retries)
 

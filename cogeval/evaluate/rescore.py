@@ -19,11 +19,12 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from cogeval._check import check_positive_int, describe
+from cogeval._check import check_positive_int, check_timeout, describe
 from cogeval.data import EvalRun
 from cogeval.data.run_id import iso_utc, new_run_id, utc_now
 from cogeval.data.runfile import as_run
 from cogeval.errors import InputError
+from cogeval.evaluate.case_scoring import score_case
 from cogeval.execution import run_sync
 from cogeval.scoring import JudgeConfig, Metric, Score
 from cogeval.scoring.judge import judge_usage_totals
@@ -31,7 +32,8 @@ from cogeval.stats import aggregate
 
 
 def rescore(run: Any, metrics: Sequence[Metric], judge: JudgeConfig | None = None, *,
-            assertions: Sequence[Any] = (), name: str | None = None, concurrency: int = 5) -> EvalRun:
+            assertions: Sequence[Any] = (), name: str | None = None, concurrency: int = 5,
+            metric_timeout: float = 60.0) -> EvalRun:
     """Score the outputs of ``run`` (an :class:`EvalRun`, a suite result or a run file path) with ``metrics``.
 
     Returns a new run (new ``run_id``) with the same results: each metric's
@@ -39,6 +41,8 @@ def rescore(run: Any, metrics: Sequence[Metric], judge: JudgeConfig | None = Non
     other metrics' scores are kept. Judge metrics need ``judge``, unless they
     have their own (``correctness(judge=...)``, which wins over ``judge``);
     with a judge's cache on, re-scoring what was already judged makes no calls.
+    Sync metrics run off the event loop, each score within ``metric_timeout``
+    seconds, as in :class:`~cogeval.EvalSuite`.
 
     - ``metadata["rescore"]`` records ``from_run_id``, the rescored ``metrics``,
       the ``judge`` (``JudgeConfig.describe()``) and ``duration_s``;
@@ -51,22 +55,24 @@ def rescore(run: Any, metrics: Sequence[Metric], judge: JudgeConfig | None = Non
 
     Works in a script and inside Jupyter; ``await arescore(...)`` is the async form.
     """
-    return run_sync(arescore(run, metrics, judge, assertions=assertions, name=name, concurrency=concurrency))
+    return run_sync(arescore(run, metrics, judge, assertions=assertions, name=name, concurrency=concurrency,
+                             metric_timeout=metric_timeout))
 
 
 async def arescore(run: Any, metrics: Sequence[Metric], judge: JudgeConfig | None = None, *,
-                   assertions: Sequence[Any] = (), name: str | None = None, concurrency: int = 5) -> EvalRun:
+                   assertions: Sequence[Any] = (), name: str | None = None, concurrency: int = 5,
+                   metric_timeout: float = 60.0) -> EvalRun:
     """Async form of :func:`rescore`."""
     source = as_run(run, "run")
     metrics = _checked_metrics(metrics, judge)
     limit = asyncio.Semaphore(check_positive_int("concurrency", concurrency))
+    timeout = check_timeout("metric_timeout", metric_timeout)
     started, clock = utc_now(), time.perf_counter()
 
     async def score(result: Any) -> dict[str, Score]:
-        case = result.case.to_case()
         async with limit:
-            return {m.name: await (m.ascore(result.output, case, judge=judge) if m.requires_judge
-                                   else m.ascore(result.output, case)) for m in metrics}
+            scores = await score_case(metrics, result.output, result.case.to_case(), judge=judge, timeout=timeout)
+        return {m.name: s for m, s in zip(metrics, scores)}
 
     new_scores = await asyncio.gather(*(score(r) for r in source.results))
     data = source.model_dump()

@@ -21,19 +21,22 @@ failed score, with ``retry_errors``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
 import pathlib
 import tempfile
+import threading
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from cogeval._check import check_path, is_real
 from cogeval.data import Case, Dataset, EvalRun
 from cogeval.data.records import ConfigRecord, MetricRecord
 from cogeval.data.run_id import check_run_id
+from cogeval.data.run_writer import RunFileWriter
 from cogeval.data.runfile import as_run, load_run
 from cogeval.errors import InputError
 from cogeval.evaluate.result import CaseResult
@@ -180,6 +183,11 @@ class Checkpoint:
     ``<run_id>.json``, as :meth:`EvalRun.save` takes it. :meth:`start` checks it before the first call: a
     folder that cannot be written, or a file holding another run (or no run), is refused. A write that fails
     later warns once, naming the path and the reason, and the run goes on.
+
+    The writes while the run goes on (:meth:`write_soon`) are made in a thread, off the event loop, one at a
+    time, each encoding only the results new since the last (:class:`~cogeval.data.run_writer.RunFileWriter`);
+    while results keep coming, one begins ``every`` seconds after the last began (with ``every=0``, as soon
+    as it is done), and results kept after a write are written by the next even when no more come.
     """
 
     def __init__(self, path: Any, every: Any) -> None:
@@ -189,7 +197,14 @@ class Checkpoint:
             raise InputError(f"checkpoint_every must be a number of seconds >= 0; got {every!r}")
         self.every = float(every)
         self.last = time.monotonic()
-        self.failed = False
+        self.latest: dict[int, CaseResult] = {}
+        self.changes = 0  # results kept so far, counted
+        self.writer = RunFileWriter()
+        self.writer_thread: threading.Thread | None = None
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self.error: BaseException | None = None
+        self.warned = False
 
     def file(self, run_id: str) -> pathlib.Path:
         """The file the run ``run_id`` is written to."""
@@ -214,21 +229,67 @@ class Checkpoint:
             tempfile.TemporaryFile(dir=file.parent).close()
         except OSError as error:
             raise InputError(f"checkpoint {str(file)!r} cannot be written: {error.strerror or error}") from None
+        self.run_id = run_id
 
-    def due(self) -> bool:
-        """True when ``every`` seconds have passed since the last write."""
-        return time.monotonic() - self.last >= self.every
+    def keep(self, job: int, result: CaseResult) -> None:
+        """Note the latest result of ``job`` (its answer, or its answer and scores) for the next write."""
+        self.latest[job] = result
+        self.changes += 1
+
+    def write_soon(self, parts: Callable[[list[CaseResult]], tuple[EvalRun, Callable[[int], Any]]]) -> None:
+        """See that the results kept so far get written, in a thread, once ``every`` seconds have passed since
+        the last write began. ``parts(results)`` (called in that thread) gives the run's head and a function
+        making the record of ``results[position]``: :meth:`EvalSuite._checkpoint_parts`."""
+        self._warn()
+        with self.lock:
+            if self.writer_thread is None:
+                self.writer_thread = threading.Thread(target=self._write_while_kept, args=(parts,),
+                                                      name="cogeval-checkpoint", daemon=True)
+                self.writer_thread.start()
+
+    def _write_while_kept(self, parts: Callable[..., Any]) -> None:
+        """Write what was kept, again while more comes, each write ``every`` seconds after the last began."""
+        written = -1
+        while True:
+            self.stopping.wait(max(0.0, self.last + self.every - time.monotonic()))
+            with self.lock:
+                if self.stopping.is_set() or written == self.changes:
+                    self.writer_thread = None
+                    return
+                written = self.changes
+            self.last = time.monotonic()
+            kept = dict(self.latest)  # one step under the GIL, while the loop goes on keeping results
+            try:
+                jobs = sorted(kept)
+                results = [kept[job] for job in jobs]
+                head, record = parts(results)
+                self.writer.write(self.file(self.run_id), head,
+                                  ((job, results[at], functools.partial(record, at)) for at, job in enumerate(jobs)))
+            except Exception as error:  # noqa: BLE001 - warned about on the loop (_warn); the run goes on
+                self.error = error
 
     def write(self, run: EvalRun) -> None:
-        file = self.file(run.run_id)
+        """Write the whole ``run`` (complete, or as it was interrupted), after any write under way."""
+        self.stopping.set()
+        with self.lock:
+            thread = self.writer_thread
+        if thread is not None:
+            thread.join()
         try:
-            run.save(file)
+            run.save(self.file(run.run_id))
         except OSError as error:
-            if not self.failed:
-                self.failed = True
-                warnings.warn(f"checkpoint {str(file)!r} could not be written ({error.strerror or error}); "
-                              "the run goes on and keeps every answer in memory", RuntimeWarning, stacklevel=2)
-        self.last = time.monotonic()
+            self.error = error
+        self._warn(stacklevel=4)
+
+    def _warn(self, stacklevel: int = 5) -> None:
+        """The first write that failed, as one warning naming the file and the reason."""
+        if self.error is None or self.warned:
+            return
+        self.warned = True
+        error = self.error
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else f"{type(error).__name__}: {error}"
+        warnings.warn(f"checkpoint {str(self.file(self.run_id))!r} could not be written ({reason}); "
+                      "the run goes on and keeps every answer in memory", RuntimeWarning, stacklevel=stacklevel)
 
 
 def _latest_in(path: Any) -> Any:

@@ -41,7 +41,7 @@ def suite_run(
     return EvalRun.model_validate({
         "run_id": run_id, "started_at": started_at, "finished_at": finished_at,
         "name": name, "metadata": dict(metadata), "dataset": dict(dataset), "config": dict(config),
-        "results": [_result_record(r) for r in results],
+        "results": [result_record(r) for r in results],
         "aggregated": {name: dataclasses.asdict(agg) for name, agg in aggregated.items()},
         "assertions": [dataclasses.asdict(a) for a in assertions],
         "stats": dict(stats), "status": status,
@@ -84,7 +84,7 @@ def _usage(item: Any) -> dict[str, Any]:
     return {"input_tokens": item.input_tokens, "output_tokens": item.output_tokens, "cost": item.cost_usd}
 
 
-def _result_record(r: Any) -> dict[str, Any]:
+def result_record(r: Any) -> dict[str, Any]:
     """One ``results[]`` entry of the run file; the case goes in as the :class:`~cogeval.data.Case` it is."""
     turns = None if r.turns is None else [
         {"input": t.input, "output": t.output, "duration": _ms(t.duration_s), "usage": _usage(t),

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import os
 import time
 import warnings
@@ -25,15 +26,16 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from cogeval._check import check_json_metadata, check_positive_int, check_retries, check_timeout, describe
-from cogeval.data import Case, Dataset
+from cogeval.data import Case, Dataset, EvalRun
 from cogeval.data.run_id import iso_utc, new_run_id, utc_now
 from cogeval.errors import InputError
+from cogeval.evaluate.case_scoring import score_case
 from cogeval.evaluate.progress import ProgressBar
 from cogeval.evaluate.result import CaseResult, EvalSuiteResult
 from cogeval.evaluate.resume import Checkpoint, Finished, earlier_work
-from cogeval.evaluate.run_record import run_stats, suite_run
+from cogeval.evaluate.run_record import result_record, run_stats, suite_run
 from cogeval.execution import RunInterrupted, as_target, run_interleaved, run_sync
-from cogeval.scoring import JudgeConfig, Metric, Score, StatisticalMetric
+from cogeval.scoring import JudgeConfig, Metric, StatisticalMetric
 from cogeval.stats import aggregate
 
 
@@ -88,7 +90,10 @@ class EvalSuite:
     """A dataset, a target, metrics and assertions, ready to run.
 
     ``run()`` works in a script and inside Jupyter's running event loop;
-    ``await arun()`` is the async form. Timeouts are seconds, per attempt.
+    ``await arun()`` is the async form. ``timeout`` is seconds per attempt of the
+    target; ``metric_timeout`` seconds per score (default 60): sync metrics run in
+    worker threads, off the event loop, and a score that takes longer is an error
+    on that case (judged metrics are bounded by their judge's ``timeout`` instead).
     """
 
     def __init__(
@@ -107,6 +112,7 @@ class EvalSuite:
         progress: bool = True,
         name: str | None = None,
         metadata: dict[str, Any] | None = None,
+        metric_timeout: float = 60.0,
     ) -> None:
         self.dataset = as_dataset(dataset)
         self.target = as_target(target)
@@ -139,6 +145,7 @@ class EvalSuite:
         self.timeout = check_timeout("timeout", timeout)
         self.retries = check_retries("retries", retries)
         self.trials = check_positive_int("trials", trials)
+        self.metric_timeout = check_timeout("metric_timeout", metric_timeout)
         if on_progress is not None and not callable(on_progress):
             raise InputError(f"on_progress must be a callable taking a dict; got {describe(on_progress)}")
         self.on_progress = on_progress
@@ -193,27 +200,33 @@ class EvalSuite:
                                      rescore_changed=rescore_changed)
         return result
 
-    async def _score(self, work: Finished, on_scored: Callable[[], None]) -> None:
+    async def _score(self, work: Finished, on_scored: Callable[[int], None]) -> None:
         """Score every answer of ``work`` that has no scores yet, keeping each result as it is done."""
         limit = asyncio.Semaphore(self.concurrency)
 
         async def score_one(job: int, outcome: Any) -> None:
             async with limit:
-                scores = [await self._score_cell(m, outcome) for m in self.metrics]
+                scores = await score_case(self.metrics, outcome.output, outcome.case, judge=self.judge,
+                                          timeout=self.metric_timeout)
             work.results[job] = CaseResult.from_outcome(outcome, {m.name: s for m, s in zip(self.metrics, scores)})
-            on_scored()
+            on_scored(job)
 
         await asyncio.gather(*(score_one(job, outcome) for job, outcome in work.unscored()))
-
-    async def _score_cell(self, metric: Metric, outcome: Any) -> Score:
-        if getattr(metric, "requires_judge", False):
-            return await metric.ascore(outcome.output, outcome.case, judge=self.judge)
-        return await metric.ascore(outcome.output, outcome.case)
 
     def _result(self, results: list[CaseResult], run_id: str, started_at: str, duration: float, dataset: dict[str, Any],
                 status: str | None = None) -> EvalSuiteResult:
         """The result: the run (built and validated once, here) and the live ``results``; ``dataset`` is the
         ``{fingerprint, cases}`` of the cases run; ``status`` is ``"interrupted"`` for a run stopped early."""
+        head, per_case = self._run_head(results, run_id, started_at, duration, dataset, status)
+        if per_case:  # written with each result, so a comparison of the run files can pair them
+            results = [dataclasses.replace(r, statistical_values={name: column[i] for name, column in per_case.items()})
+                       for i, r in enumerate(results)]
+        return EvalSuiteResult(suite_run(results=results, **head), results)
+
+    def _run_head(self, results: list[CaseResult], run_id: str, started_at: str, duration: float,
+                  dataset: dict[str, Any], status: str | None) -> tuple[dict[str, Any], dict[str, list[float]]]:
+        """What the run of ``results`` holds beside them (:func:`suite_run`'s other arguments), and the
+        per-case values of each statistical metric that writes them, in the order of ``results``."""
         aggregated = {m.name: aggregate([r.scores[m.name].value for r in results if m.name in r.scores])
                       for m in self.metrics}  # an interrupted run has answers not yet scored
         per_case: dict[str, list[float]] = {}
@@ -221,20 +234,29 @@ class EvalSuite:
             aggregated[m.name], values = _run_level(m, results)
             if values is not None and getattr(m, "writes_per_case", False):
                 per_case[m.name] = values
-        if per_case:  # written with each result, so a comparison of the run files can pair them
-            results = [dataclasses.replace(r, statistical_values={name: column[i] for name, column in per_case.items()})
-                       for i, r in enumerate(results)]
         directions = {m.name: m.higher_is_better for m in self.metrics + self.statistical_metrics}
         checks = [a.check(aggregated, directions) for a in self.assertions]
         judge_metrics = {m.name for m in self.metrics if getattr(m, "requires_judge", False)}
         judged = self.judge is not None or any(isinstance(getattr(m, "judge", None), JudgeConfig) for m in self.metrics)
-        run = suite_run(
+        return dict(
             run_id=run_id, name=self.name, metadata=self.metadata, status=status,
             started_at=started_at, finished_at=iso_utc(utc_now()), dataset=dataset, config=self.config(),
-            results=results, aggregated=aggregated, assertions=checks,
+            aggregated=aggregated, assertions=checks,
             stats=run_stats(results, judge_metrics, duration, judged=judged),  # every judge: the suite's, a metric's
-        )
-        return EvalSuiteResult(run, results)
+        ), per_case
+
+    def _checkpoint_parts(self, results: list[CaseResult], run_id: str, started_at: str, duration: float,
+                          dataset: dict[str, Any]) -> tuple[EvalRun, Callable[[int], dict[str, Any]]]:
+        """The interrupted run of ``results`` as a checkpoint writes it: its head (no results), and a function
+        that makes the record of ``results[position]`` (:class:`~cogeval.evaluate.resume.Checkpoint`)."""
+        head, per_case = self._run_head(results, run_id, started_at, duration, dataset, "interrupted")
+
+        def record(position: int) -> dict[str, Any]:
+            values = {name: column[position] for name, column in per_case.items()}
+            result = results[position]
+            return result_record(dataclasses.replace(result, statistical_values=values) if values else result)
+
+        return suite_run(results=[], **head), record
 
     def config(self) -> dict[str, Any]:
         """How this suite runs, as the run file's ``config``: metrics, judge, trials, concurrency, target, timeoutS, retries."""
@@ -316,6 +338,8 @@ async def _run_suites(suites: Sequence[EvalSuite], max_cases: int | None, *, res
                                 rescore_changed=bool(rescore_changed))
     if checkpoint is not None:
         checkpoint.start(str(works[0].run_id))
+        for job in works[0].outcomes:  # what a resumed run did before: in every checkpoint of it
+            checkpoint.keep(job, works[0].results.get(job) or CaseResult.from_outcome(works[0].outcomes[job], {}))
     total = len(cases) * first.trials
     todo = [job for job in range(total) if job not in works[0].outcomes]
 
@@ -325,9 +349,14 @@ async def _run_suites(suites: Sequence[EvalSuite], max_cases: int | None, *, res
         return suites[position]._result(work.case_results(), str(work.run_id), str(work.started_at), duration, dataset,
                                         status)
 
-    def keep() -> None:
-        if checkpoint is not None and checkpoint.due():
-            checkpoint.write(result(0, "interrupted").run)
+    def keep(position: int, job: int) -> None:
+        """Give the checkpoint (the one suite's) the latest result of ``job``; it writes the run so far when due."""
+        if checkpoint is None or position != 0:
+            return
+        work = works[0]
+        checkpoint.keep(job, work.results.get(job) or CaseResult.from_outcome(work.outcomes[job], {}))
+        checkpoint.write_soon(lambda results: first._checkpoint_parts(
+            results, str(work.run_id), str(work.started_at), work.duration_s + time.perf_counter() - clock, dataset))
 
     callback_failed: set[int] = set()  # the suites whose on_progress raised (warned once)
 
@@ -339,6 +368,7 @@ async def _run_suites(suites: Sequence[EvalSuite], max_cases: int | None, *, res
         if again and job in work.results:
             work.results[job] = dataclasses.replace(work.results[job], cost_usd=outcome.cost_usd,
                                                     late_cost_usd=outcome.late_cost_usd)
+        keep(position, job)
         if again:
             return
         bars[position].update()
@@ -351,10 +381,9 @@ async def _run_suites(suites: Sequence[EvalSuite], max_cases: int | None, *, res
                 callback_failed.add(position)
                 warnings.warn(f"on_progress raised {type(error).__name__}: {error}; the run goes on and keeps every "
                               "case (further errors of this callback are not reported)", RuntimeWarning, stacklevel=2)
-        keep()
 
     async def finish(position: int) -> EvalSuiteResult:
-        await suites[position]._score(works[position], keep)
+        await suites[position]._score(works[position], functools.partial(keep, position))
         return result(position)
 
     try:

@@ -11,6 +11,11 @@ Each attempt has its own timeout; failed or timed-out attempts are retried
 with exponential backoff and jitter; a case whose every attempt fails gets
 ``output=""`` and an ``error``, and never stops the others.
 
+Each attempt runs the target in a task of its own. At the deadline that task
+is cancelled; one that ignores its cancellation for :data:`CANCEL_GRACE_S` more
+is abandoned (its case errors, the run goes on without waiting for it, and
+:func:`run_sync` does not wait for it at the end either).
+
 A sync target that hangs cannot be killed: its attempt times out, the runner
 moves on, and the call finishes (or not) in its daemon thread. When it does
 return an answer with a cost while the run goes on, that money was spent: the
@@ -43,7 +48,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
 from typing import Any
 
 from cogeval._check import check_positive_int, check_retries, check_timeout, describe, is_real
@@ -51,6 +56,13 @@ from cogeval.data import Case
 from cogeval.errors import ExecutionError, InputError
 from cogeval.execution.retry import MAX_BACKOFF_S, error_text, retry_delay, retryable
 from cogeval.execution.target import Target, TargetResponse, TurnOutcome, as_target, converse, late_cost
+
+CANCEL_GRACE_S = 1.0
+"""Seconds a target's task is given to end once cancelled (at its deadline, or when the run or its event loop
+ends); one still running then ignores its cancellation, and is abandoned: left to run, never waited for."""
+
+_abandoned: set[asyncio.Task[Any]] = set()
+"""The abandoned tasks still running, kept from the garbage collector (an event loop holds its tasks weakly)."""
 
 
 class RunInterrupted(ExecutionError):
@@ -94,8 +106,10 @@ class CaseOutcome:
     the answer (text, or the number, bool, list or dict the target returned, JSON-safe;
     :data:`~cogeval.execution.target.ANSWER_RULE`), ``""`` when every attempt failed, and ``error`` then says why (``None`` on
     success). ``duration_s`` is the time of the final attempt (backoff waits are
-    not counted), or the latency the target reported itself
-    (:attr:`TargetResponse.duration_s`); tokens and cost are ``None`` when the
+    not counted): the latency the target reported itself
+    (:attr:`TargetResponse.duration_s`), else for a sync function's answer its
+    call timed in its own thread, else the attempt's wall-clock time (which can
+    include the event loop's other work); tokens and cost are ``None`` when the
     target did not report them. ``attempts`` counts the calls made (1 +
     retries used); ``turns`` holds one :class:`TurnOutcome` per call of a
     multi-turn case, else ``None``.
@@ -104,7 +118,8 @@ class CaseOutcome:
     attempts a sync function target answered after their timeout (its thread
     kept running), when the answer came before the run ended; that part is
     also ``late_cost_usd`` (``None``: no late answer with a cost). An async
-    target is cancelled at its deadline and returns nothing, so it has no late cost.
+    target is cancelled at its deadline and returns nothing, so it has no late cost
+    (one that ignores its cancellation is abandoned: whatever it returns is dropped).
     """
 
     index: int
@@ -131,18 +146,12 @@ async def _run_one(target: Target, case: Case, timeout: float, retries: int, bac
     """Every attempt at one case-trial; returns the outcome's fields, with the ``late`` costs reported so far."""
     for attempt in range(retries + 1):
         started = time.perf_counter()
-        deadline = asyncio.timeout(timeout)
         error: BaseException | None = None
         response, turns = TargetResponse(""), None
         try:
-            async with deadline:
-                if case.turns is not None:
-                    response, turns = await converse(target, case, timeout=timeout)
-                else:
-                    response, turns = await target.call(case, timeout=timeout), None
-        except TimeoutError as exc:
-            error = exc
-            text = f"Timed out after {timeout:g} s" if deadline.expired() else error_text(exc)
+            response, turns = await _attempt(target, case, timeout)
+        except _Expired as exc:
+            error, text = exc, str(exc)
         except asyncio.CancelledError as exc:
             task = asyncio.current_task()
             if task is None or task.cancelling():  # the run itself is being cancelled
@@ -156,7 +165,7 @@ async def _run_one(target: Target, case: Case, timeout: float, retries: int, bac
             text = error_text(exc)
         duration = time.perf_counter() - started
         if error is None:
-            if response.duration_s is not None:  # the target's own timing replaces the wall clock
+            if response.duration_s is not None:  # the target's own timing (a sync function's, in its thread) wins
                 duration = response.duration_s
             return dict(output=response.output, error=None, duration_s=duration,
                         input_tokens=response.get("input_tokens"), output_tokens=response.get("output_tokens"),
@@ -167,6 +176,87 @@ async def _run_one(target: Target, case: Case, timeout: float, retries: int, bac
             return dict(output="", error=text, duration_s=duration, attempts=attempt + 1, **_with_late(None, late))
         await asyncio.sleep(retry_delay(attempt, backoff, error))
     raise AssertionError("unreachable")
+
+
+class _Expired(TimeoutError):
+    """An attempt that outlived its timeout; the message is the case's error."""
+
+
+_Answer = tuple[TargetResponse, tuple[TurnOutcome, ...] | None]
+
+
+async def _attempt(target: Target, case: Case, timeout: float) -> _Answer:
+    """One attempt: the target's call (a multi-turn case's conversation) in a task of its own, given ``timeout`` s.
+
+    The task hands its answer, or its exception, to a future this awaits, which the deadline settles first
+    when it comes first. Not ``asyncio.timeout`` around an ``await``, which waits for the cancelled call
+    to end: past the deadline, or when the run is cancelled, the task is stopped (:func:`_stop`), so a
+    target that ignores its cancellation cannot hold the run. Past the deadline this raises
+    :class:`_Expired`. A future and a timer, not ``asyncio.wait``, which costs about 4 µs more per attempt
+    (``benchmarks/README.md``, Runner).
+    """
+    loop = asyncio.get_running_loop()
+    answer: asyncio.Future[_Answer | None] = loop.create_future()
+    task = loop.create_task(_call(target, case, timeout, answer))
+    deadline = loop.call_later(timeout, _expire, answer)
+    try:
+        result = await answer
+    except asyncio.CancelledError:
+        if not task.done():  # the run is being cancelled (not a CancelledError the target raised)
+            await _stop(task)
+        raise
+    finally:
+        deadline.cancel()
+    if result is None:
+        ended = await _stop(task)
+        raise _Expired(f"Timed out after {timeout:g} s" if ended else
+                       f"Timed out after {timeout:g} s; the target ignored its cancellation and was abandoned")
+    return result
+
+
+async def _call(target: Target, case: Case, timeout: float, answer: asyncio.Future[_Answer | None]) -> None:
+    """The attempt's task: the target's answer to ``case``, or its exception, handed to ``answer`` unless the
+    attempt gave up. A ``KeyboardInterrupt`` or ``SystemExit`` too: raised out of a task, it would leave
+    the event loop itself, past the runner."""
+    result: _Answer
+    try:
+        if case.turns is not None:
+            result = await converse(target, case, timeout=timeout)
+        else:
+            result = await target.call(case, timeout=timeout), None
+    except BaseException as exc:  # noqa: BLE001 - raised again where the attempt awaits it
+        if not answer.done():
+            answer.set_exception(exc)
+        return
+    if not answer.done():
+        answer.set_result(result)
+
+
+def _expire(answer: asyncio.Future[_Answer | None]) -> None:
+    """The deadline: the attempt stops waiting for its answer (``None``)."""
+    if not answer.done():
+        answer.set_result(None)
+
+
+async def _stop(task: asyncio.Task[None]) -> bool:
+    """Cancel an attempt's task and wait for it at most :data:`CANCEL_GRACE_S`; whether it ended.
+
+    One that did not is abandoned (:func:`_abandon`), also when this wait itself is cancelled.
+    """
+    task.cancel()
+    try:
+        await asyncio.wait({task}, timeout=CANCEL_GRACE_S)
+    finally:
+        if not task.done():
+            _abandon(task)
+    return task.done()
+
+
+def _abandon(task: asyncio.Task[Any]) -> None:
+    """Leave ``task`` to run: held in ``_abandoned`` until it ends, and silent if its loop closes first."""
+    task._log_destroy_pending = False  # type: ignore[attr-defined]  # no "Task was destroyed but it is pending!"
+    _abandoned.add(task)
+    task.add_done_callback(_abandoned.discard)
 
 
 def _with_late(cost: float | None, late: list[float]) -> dict[str, float | None]:
@@ -229,8 +319,9 @@ async def run_cases(
     - ``on_outcome(outcome, completed, total)``: called after each case-trial
       finishes, in completion order; ``total`` = cases × trials.
 
-    An outcome's ``duration_s`` is the wall-clock time of its final attempt, or
-    the :attr:`TargetResponse.duration_s` the target reported. Cancelling the
+    An outcome's ``duration_s`` is the time of its final attempt: the
+    :attr:`TargetResponse.duration_s` the target reported, a sync function's call
+    timed in its thread, else the wall clock (see :class:`CaseOutcome`). Cancelling the
     run (or Ctrl-C under :func:`run_sync`) stops the workers and raises
     :class:`RunInterrupted` carrying the finished outcomes. An exception raised
     by ``on_outcome`` stops the run and propagates.
@@ -353,7 +444,8 @@ def run_sync(awaitable: Awaitable[Any] | Callable[[], Awaitable[Any]]) -> Any:
     With no event loop running it runs in this thread's own loop; inside a running loop (a Jupyter cell) in
     a new thread with its own loop, and this call waits for it. Ctrl-C (SIGINT) cancels the coroutine, so a
     run raises :class:`RunInterrupted` keeping what finished, in a script, a notebook or any running loop;
-    see :class:`_Interrupts` for a second and third Ctrl-C, and for SIGTERM and SIGHUP.
+    see :class:`_Interrupts` for a second and third Ctrl-C, and for SIGTERM and SIGHUP. The loop ends as
+    :func:`asyncio.run`'s does, except that it never waits for an abandoned task (:func:`_run_loop`).
     """
     make = awaitable if callable(awaitable) else (lambda: awaitable)
     box: dict[str, Any] = {}
@@ -374,7 +466,7 @@ def run_sync(awaitable: Awaitable[Any] | Callable[[], Awaitable[Any]]) -> Any:
     except RuntimeError:
         with _Interrupts(cancel) as interrupts:
             try:
-                return asyncio.run(main())
+                return _run_loop(main())
             except asyncio.CancelledError:
                 if interrupts.count:  # the coroutine did not make the cancellation its own exception
                     raise KeyboardInterrupt from None
@@ -384,7 +476,7 @@ def run_sync(awaitable: Awaitable[Any] | Callable[[], Awaitable[Any]]) -> Any:
 
     def work() -> None:
         try:
-            box["result"] = context.run(asyncio.run, main())
+            box["result"] = context.run(_run_loop, main())
         except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
             box["error"] = exc
         finally:
@@ -406,6 +498,51 @@ def run_sync(awaitable: Awaitable[Any] | Callable[[], Awaitable[Any]]) -> Any:
     if "error" in box:
         raise box["error"]
     return box.get("result")
+
+
+def _run_loop(main: Coroutine[Any, Any, Any]) -> Any:
+    """``asyncio.run(main)``, except that its end never waits for a task that ignores its cancellation.
+
+    A new event loop runs ``main``; then the tasks still running are cancelled and given
+    :data:`CANCEL_GRACE_S` to end (``asyncio.run`` waits for them forever), the tasks abandoned earlier
+    (:func:`_stop`) are not waited for at all, async generators and the default executor are shut down,
+    and the loop is closed. A task left running is let go with its loop, silently.
+
+    >>> async def answer():
+    ...     return 42
+    >>> _run_loop(answer())
+    42
+    """
+    loop = asyncio.new_event_loop()
+    try:
+        asyncio.set_event_loop(loop)
+        return loop.run_until_complete(main)
+    finally:
+        try:
+            _cancel_remaining(loop)
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.run_until_complete(loop.shutdown_default_executor())
+        finally:
+            asyncio.set_event_loop(None)
+            loop.close()
+            _abandoned.difference_update([task for task in _abandoned if task.get_loop() is loop])
+
+
+def _cancel_remaining(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel the loop's tasks still running but not abandoned, and wait for them at most :data:`CANCEL_GRACE_S`;
+    abandon those still running then, and report an exception one ended with, as ``asyncio.run`` does."""
+    remaining = asyncio.all_tasks(loop) - _abandoned
+    if not remaining:
+        return
+    for task in remaining:
+        task.cancel()
+    loop.run_until_complete(asyncio.wait(remaining, timeout=CANCEL_GRACE_S))
+    for task in remaining:
+        if not task.done():
+            _abandon(task)
+        elif not task.cancelled() and task.exception() is not None:
+            loop.call_exception_handler({"message": "unhandled exception during run_sync() shutdown",
+                                         "exception": task.exception(), "task": task})
 
 
 class _Interrupts:

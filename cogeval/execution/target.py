@@ -75,6 +75,8 @@ class TargetResponse:
     - ``duration_s``: the latency the target measured itself, in seconds
       (>= 0), e.g. server-side timing or a simulation; when given, it replaces
       the wall-clock time of the call as the outcome's (or turn's) ``duration_s``.
+      A sync function's call is timed in its own thread, and its response carries
+      that time when the function gave none (:func:`as_target`).
 
     >>> TargetResponse("4", usage={"prompt_tokens": 12, "completion_tokens": 1}).usage
     {'input_tokens': 12, 'output_tokens': 1, 'cost_usd': None}
@@ -230,13 +232,14 @@ class _FunctionTarget(Target):
         kwargs = {}
         if self.pass_messages:
             kwargs["messages"] = messages if messages is not None else [{"role": "user", "content": case.input}]
+        took = None
         if self.is_async:
             result = await self.fn(*args, **kwargs)
         else:
-            result = await _run_in_daemon_thread(self.fn, *args, **kwargs)
-        if inspect.isawaitable(result):
-            result = await result
-        return _as_response(result)
+            result, took = await _run_in_daemon_thread(self.fn, *args, **kwargs)
+        if inspect.isawaitable(result):  # the work is the awaitable's, in the event loop: the caller times it
+            result, took = await result, None
+        return _as_response(result, took)
 
 
 def _name(fn: Any) -> str:
@@ -265,12 +268,13 @@ def _is_answer(value: Any) -> bool:
     return isinstance(value, (Real, list, tuple, Mapping))
 
 
-def _as_response(result: Any) -> TargetResponse:
-    """A target's return value as a :class:`TargetResponse` (a ``str``, number, bool, list or dict becomes its output)."""
+def _as_response(result: Any, took: float | None = None) -> TargetResponse:
+    """A target's return value as a :class:`TargetResponse` (a ``str``, number, bool, list or dict becomes its output),
+    with ``duration_s=took`` (the call's own timing) unless it reports a duration itself."""
     if isinstance(result, TargetResponse):
-        return result
+        return result if took is None or result.duration_s is not None else dataclasses.replace(result, duration_s=took)
     if isinstance(result, str) or _is_answer(result):
-        return TargetResponse(result)
+        return TargetResponse(result, duration_s=took)
     raise InputError(f"target returned {type(result).__name__}; expected {ANSWER_RULE}, or a TargetResponse")
 
 
@@ -283,8 +287,10 @@ def as_target(obj: Any) -> Target:
     ``{"role", "content"}`` dicts ending with the current user message). Async
     functions are awaited; sync ones run in a thread of their own, so they never
     block the event loop (a daemon thread, so one that hangs past the timeout
-    neither blocks the run nor the interpreter's exit). A mapping ``{"fn": f}``
-    (Cogitator's ``{ fn }`` target) is the function ``f``.
+    neither blocks the run nor the interpreter's exit). A sync function's call is
+    timed in that thread, so its response's ``duration_s`` (unless the function
+    reported one) leaves out the time the event loop takes to see the answer. A
+    mapping ``{"fn": f}`` (Cogitator's ``{ fn }`` target) is the function ``f``.
 
     >>> as_target({"fn": str.upper}).fn
     <method 'upper' of 'str' objects>
@@ -302,10 +308,11 @@ def as_target(obj: Any) -> Target:
     raise InputError(f'target must be a callable, a ChatTarget or {{"fn": callable}}; got {describe(obj)}')
 
 
-async def _run_in_daemon_thread(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """Run a sync ``fn`` in a new daemon thread and await its result.
+async def _run_in_daemon_thread(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, float]:
+    """Run a sync ``fn`` in a new daemon thread and await its result and the seconds its call took there.
 
-    Unlike ``asyncio.to_thread`` this neither queues behind the default
+    The call is timed in its thread, so time the event loop spends on other work before it takes the
+    answer is not counted. Unlike ``asyncio.to_thread`` this neither queues behind the default
     executor's few threads nor makes ``asyncio.run`` wait, at shutdown, for a
     call that hangs: a cancelled await simply stops waiting. An answer that
     comes after that reports its cost to :data:`late_cost` (when set).
@@ -315,24 +322,26 @@ async def _run_in_daemon_thread(fn: Callable[..., Any], *args: Any, **kwargs: An
     context = contextvars.copy_context()
     on_late = late_cost.get()
 
-    def settle(result: Any, error: BaseException | None) -> None:
+    def settle(result: Any, error: BaseException | None, took: float) -> None:
         if future.done():  # nobody waits any more (a timeout): only a late answer's cost is kept
             cost = result.get("cost_usd") if isinstance(result, TargetResponse) else None
             if on_late is not None and error is None and cost is not None:
                 on_late(cost)
             return
         if error is None:
-            future.set_result(result)
+            future.set_result((result, took))
         else:
             future.set_exception(error)
 
     def work() -> None:
+        started = time.perf_counter()
         try:
             result, error = context.run(fn, *args, **kwargs), None
         except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
             result, error = None, exc
+        took = time.perf_counter() - started
         try:
-            loop.call_soon_threadsafe(settle, result, error)
+            loop.call_soon_threadsafe(settle, result, error, took)
         except RuntimeError:  # the loop closed while the call ran: nobody is waiting
             pass
 
@@ -373,9 +382,10 @@ async def converse(target: Target, case: Case, *, timeout: float | None = None) 
     parameter). The result is the last answer, with tokens and cost summed over
     the turns (``None`` unless every turn reports them), and one
     :class:`TurnOutcome` per call. A turn's ``duration_s`` is the one its
-    response reports (:attr:`TargetResponse.duration_s`), else the wall-clock
-    time of its call; when any turn reports one, the result's ``duration_s`` is
-    the sum over the turns (else ``None``: the caller times the conversation).
+    response reports (:attr:`TargetResponse.duration_s`; a sync function's call
+    timed in its thread), else the wall-clock time of its call; when any turn
+    reports one, the result's ``duration_s`` is the sum over the turns (else
+    ``None``: the caller times the conversation).
     """
     conversation: list[dict[str, Any]] = []
     responses: list[TargetResponse] = []

@@ -53,6 +53,7 @@ from cogeval.present.comparison_rows import (
     informing_summary,
     metric_rows,
     note_rows,
+    ordered,
     roles,
     run_comparison,
     run_label,
@@ -65,6 +66,8 @@ KINDS = {"console": None, "markdown": ".md", "html": ".html"}
 _MARKDOWN_CHANGES = 10
 _HTML_CHANGES = 50
 _HEADLINE_LIMIT = 2000
+FOREST_LIMIT = 40
+"""The most metrics the HTML report's forest plot draws (:func:`forest_metrics`): every one up to this many."""
 
 
 def report_comparison(comparison: Any, kind: str | Sequence[str] = "console", path: Any = "eval-comparison", *,
@@ -189,13 +192,15 @@ def comparison_html(comparison: Any, *, figure: bool = True, figure_html: str | 
     :func:`report_comparison` writes.
 
     Every value is escaped by jinja2 autoescape. The forest plot
-    (:func:`forest_plot_html`, plotly.js inline) follows the metric table;
-    ``figure=False`` leaves it out (a page with no script), and ``figure_html``,
-    a *trusted* HTML fragment, takes its place.
+    (:func:`forest_plot_html`, plotly.js inline) follows the metric table; past
+    :data:`FOREST_LIMIT` metrics it draws only some (:func:`forest_metrics`) and a
+    sentence above it says which and why. ``figure=False`` leaves it out (a page
+    with no script), and ``figure_html``, a *trusted* HTML fragment, takes its place.
     """
     c = run_comparison(comparison)
+    figure_note = ""
     if figure_html is None and figure:
-        figure_html = forest_plot_html(c)
+        figure_html, figure_note = forest_plot_html(c), forest_metrics(c)[1]
     lead, rest, tone = headline_parts(c)
     changes = change_groups(c, _HTML_CHANGES)
     return render_template(
@@ -212,22 +217,48 @@ def comparison_html(comparison: Any, *, figure: bool = True, figure_html: str | 
         metrics=[{**r, "interval": r["interval"].replace(", ", ",\u00a0")} for r in metric_rows(c)],  # wraps before "at"
         change_columns=CHANGE_COLUMNS, warnings=[str(w) for w in c.warnings],
         by=c.by, slices=slice_rows(c), slice_columns=SLICE_COLUMNS,
-        figure=figure_html or None, version=cogeval_version(),
+        figure=figure_html or None, figure_note=figure_note, version=cogeval_version(),
     )
 
 
 def forest_plot_html(comparison: Any) -> str | None:
     """The forest plot of ``comparison`` as a trusted HTML fragment for :func:`comparison_html`.
 
-    It carries the installed plotly's ``plotly.min.js`` inline (no URL, no
-    MathJax), so the page draws the chart offline; ``None`` when no metric was compared.
+    It draws the metrics of :func:`forest_metrics` (every metric up to :data:`FOREST_LIMIT`) and
+    carries the installed plotly's ``plotly.min.js`` inline (no URL, no MathJax), so the page draws
+    the chart offline; ``None`` when there is no metric to draw.
     """
     comparison = run_comparison(comparison)
-    if not comparison.metrics:
+    drawn, _ = forest_metrics(comparison)
+    if not drawn:
         return None
     from cogeval.present.notebook import figure_html
     from cogeval.present.plots import plot_comparison
 
-    return figure_html(plot_comparison(comparison), include_plotlyjs=True)
+    return figure_html(plot_comparison(comparison, metrics=drawn), include_plotlyjs=True)
 
 
+def forest_metrics(comparison: Any) -> tuple[list[str], str]:
+    """The metrics the HTML report's forest plot draws, and a sentence saying what it leaves out and why.
+
+    Up to :data:`FOREST_LIMIT` metrics: every one, and the sentence is ``""``. Past it, one row per metric
+    is too tall to read (and slow to draw), so only the deciding metrics whose verdict is ``better`` or
+    ``worse`` (what the run's verdict rests on) are drawn, at most :data:`FOREST_LIMIT` of them (the smallest
+    adjusted p first), in the table's order; none when no deciding metric is better or worse.
+    """
+    c = run_comparison(comparison)
+    if len(c.metrics) <= FOREST_LIMIT:
+        return [m.metric for m in ordered(c)], ""
+    moved = [m for m in ordered(c) if m.role == "decides" and m.verdict in ("better", "worse")]
+    kept = {m.metric for m in sorted(moved, key=lambda m: m.adjusted_p_value)[:FOREST_LIMIT]}  # stable: ties in order
+    drawn = [m.metric for m in moved if m.metric in kept]
+    which, total = "deciding metrics whose verdict is better or worse", f"{len(c.metrics):,}"
+    if not drawn:
+        shown = f"No forest plot: none of the {total} metrics is one of the {which}"
+    elif len(drawn) < len(moved):
+        shown = (f"The forest plot draws {len(drawn)} of the {total} metrics: of the {len(moved):,} {which}, "
+                 "those with the smallest adjusted p")
+    else:
+        shown = f"The forest plot draws {len(drawn)} of the {total} metrics: the {which}"
+    return drawn, (f"{shown}. Past {FOREST_LIMIT} metrics a forest plot of one row per metric is too tall to read; every "
+                   "metric is in the table above, and plot_comparison(comparison, metrics=[...]) draws any of them.")

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from cogeval._html import format_value
@@ -112,22 +114,24 @@ def change_groups(comparison: Any, limit: int) -> list[_Changes]:
     frame = comparison.changes
     if frame is None or len(frame) == 0:
         return []
+    positions = frame.groupby(["metric", "direction"], sort=False).indices  # one pass, not one filter per group
     order = list(comparison.metrics) + [m for m in dict.fromkeys(frame["metric"]) if m not in comparison.metrics]
+    found = [(metric, direction, role, positions[metric, direction])
+             for role in ("decides", "informs") for direction in ("regressed", "improved")
+             for metric in order if _metric_role(comparison, metric) == role and (metric, direction) in positions]
+    if not found:
+        return []
+    shown = frame.iloc[np.concatenate([p[:limit] for *_, p in found])].itertuples(index=False)
     groups = []
-    for role in ("decides", "informs"):
-        for direction in ("regressed", "improved"):
-            for metric in (m for m in order if _metric_role(comparison, m) == role):
-                part = frame[(frame["metric"] == metric) & (frame["direction"] == direction)]
-                if len(part) == 0:
-                    continue
-                rows = [
-                    {"case": str(r.case_key)[:8], "input": shorten(r.input), "key": str(r.case_key),
-                     "base → head": f"{_format_number(r.base)} → {_format_number(r.head)}",
-                     "delta": format_signed(r.delta), "trace": sides(r, "trace_id"),
-                     "prompt": sides(r, "prompt_version")}
-                    for r in part.head(limit).itertuples(index=False)
-                ]
-                groups.append(_Changes(str(metric), direction, rows, len(part), role))
+    for metric, direction, role, part in found:
+        rows = [
+            {"case": str(r.case_key)[:8], "input": shorten(r.input), "key": str(r.case_key),
+             "base → head": f"{_format_number(r.base)} → {_format_number(r.head)}",
+             "delta": format_signed(r.delta), "trace": sides(r, "trace_id"),
+             "prompt": sides(r, "prompt_version")}
+            for r in itertools.islice(shown, min(limit, len(part)))
+        ]
+        groups.append(_Changes(str(metric), direction, rows, len(part), role))
     return groups
 
 

@@ -80,7 +80,7 @@ def _side(info: Any) -> str:
 # -- the forest plot ------------------------------------------------------------------------------
 
 
-def plot_comparison(comparison: Any) -> go.Figure:
+def plot_comparison(comparison: Any, *, metrics: Sequence[str] | None = None) -> go.Figure:
     """A forest plot of a comparison: each metric's paired mean difference (head − base) and its interval.
 
     One row per metric (deciding metrics first; informing ones labelled
@@ -94,41 +94,69 @@ def plot_comparison(comparison: Any) -> go.Figure:
     ↑ or ↓), ``equivalent`` (diamond) and ``inconclusive`` grey; the marker is
     filled when the metric is significant. An infinite interval end runs to
     the axis edge, uncapped. Hover shows the verdict, role, interval and level, means,
-    test, n, mde, p, Holm-adjusted p and the verdict's reason.
+    test, n, mde, p, Holm-adjusted p and the verdict's reason. ``metrics`` names
+    the compared metrics to draw (in the plot's order whatever the order given); default every one.
 
     >>> # fig = plot_comparison(compare_runs("runs/a.json", "runs/b.json", seed=0)); fig.show()
     """
     from cogeval.compare.result import as_run_comparison
 
     c = as_run_comparison("comparison", comparison)
-    metrics = sorted(c.metrics.values(), key=lambda m: m.role != "decides")
-    rows = max(1, len(metrics))
+    drawn = sorted(c.metrics.values(), key=lambda m: m.role != "decides")
+    if metrics is not None:
+        wanted = _known_metrics(c, metrics)
+        drawn = [m for m in drawn if m.metric in wanted]
+    rows = max(1, len(drawn))
     fig = make_subplots(rows=rows, cols=1, vertical_spacing=min(0.25, 0.5 / rows))
+    # Traces, shapes and axes are gathered and set once: plotly's add_vline, add_vrect and update_xaxes(row=...)
+    # each walk every trace and shape already there, so adding a row at a time took quadratic time.
+    traces: list[go.Scatter] = []
+    trace_rows: list[int] = []
+    shapes: list[dict[str, Any]] = []
+    axes: dict[str, Any] = {}
     shown: set[str] = set()
-    for row, m in enumerate(metrics, start=1):
+    for row, m in enumerate(drawn, start=1):
+        x, y, suffix = ("x", "y", "") if row == 1 else (f"x{row}", f"y{row}", str(row))
         margin = m.margin if math.isfinite(m.margin) and m.margin > 0 else 0.0
         span = _padded_range([m.ci.low, m.ci.high, m.difference, 0.0, -margin, margin, *slice_span(c, m.metric)])
-        fig.add_trace(_forest_point(m, span, m.verdict not in shown), row=row, col=1)
+        slices = slice_points(c, m.metric, _VERDICT_COLOURS, NEUTRAL)  # by=...: one per slice, under the metric
+        points = [_forest_point(m, span, m.verdict not in shown), *slices]
         shown.add(m.verdict)
-        for point in slice_points(c, m.metric, _VERDICT_COLOURS, NEUTRAL):  # by=...: one per slice, under the metric
-            fig.add_trace(point, row=row, col=1)
-        if margin:  # after the trace: plotly skips shapes on a subplot that has no data yet
-            fig.add_vrect(x0=-margin, x1=margin, fillcolor=_MARGIN_FILL, line_width=0, layer="below", row=row, col=1)
-        fig.add_vline(x=0, line_dash="dash", line_color=NEUTRAL, row=row, col=1)
-        fig.update_xaxes(range=span, title_text=with_unit(f"Δ {text(m.metric, 40)}", m.metric), title_standoff=4,
-                         row=row, col=1)
+        traces += points
+        trace_rows += [row] * len(points)
+        if margin:
+            shapes.append(dict(type="rect", x0=-margin, x1=margin, xref=x, y0=0, y1=1, yref=f"{y} domain",
+                               fillcolor=_MARGIN_FILL, line=dict(width=0), layer="below"))
+        shapes.append(dict(type="line", x0=0, x1=0, xref=x, y0=0, y1=1, yref=f"{y} domain",
+                           line=dict(color=NEUTRAL, dash="dash")))
+        axes[f"xaxis{suffix}"] = dict(range=span, title=dict(text=with_unit(f"Δ {text(m.metric, 40)}", m.metric),
+                                                             standoff=4))
+        axes[f"yaxis{suffix}"] = dict(automargin=True)
+    if traces:
+        fig.add_traces(traces, rows=trace_rows, cols=[1] * len(traces))
     explain = ("test-inversion interval at each metric's Holm level · filled: significant"
-               + (" · shaded: ±margin" if any(m.margin > 0 for m in metrics) else ""))
+               + (" · shaded: ±margin" if any(m.margin > 0 for m in drawn) else ""))
     title = (f"{_side(c.head)} (head) vs {_side(c.base)} (base): paired difference head − base<br><sup>{explain}</sup>"
-             if metrics else "No metric was compared")
-    sliced = 0 if c.slices is None else len(c.slices)
+             if drawn else "No metric was compared")
+    sliced = 0 if c.slices is None else int(c.slices["metric"].isin([m.metric for m in drawn]).sum())
     fig.update_layout(
         title=title, height=160 + 110 * rows + 26 * sliced, template="plotly_white", hovermode="closest",
         legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0, title_text="verdict "),
-        margin=dict(l=10, r=10, t=110, b=40),
+        margin=dict(l=10, r=10, t=110, b=40), shapes=shapes, **(axes or {"yaxis": dict(automargin=True)}),
     )
-    fig.update_yaxes(automargin=True)
     return fig
+
+
+def _known_metrics(comparison: RunComparison, metrics: Sequence[str]) -> set[str]:
+    """``metrics`` as a set, each a compared metric (else :class:`InputError` listing them), at least one."""
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    unknown = [name for name in metrics if name not in comparison.metrics]
+    if unknown or not metrics:
+        got = f"metric {unknown[0]!r} is not in the comparison" if unknown else "metrics is empty"
+        raise InputError(f"{got}; metrics must name compared metrics, which are "
+                         f"{', '.join(map(repr, comparison.metrics)) or 'none'}")
+    return set(metrics)
 
 
 def _forest_point(m: MetricComparison, span: Sequence[float], legend: bool) -> go.Scatter:

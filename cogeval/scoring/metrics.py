@@ -124,25 +124,39 @@ def contains(case_sensitive: bool = False, match: str = "all") -> Metric:
     return _make("contains", fn, case_sensitive=case_sensitive, match=mode)
 
 
-def regex(pattern: str, flags: int = 0) -> Metric:
-    """1 when ``re.search(pattern, output, flags)`` finds a match, else 0.
+REGEX_TIMEOUT_S = 10.0
+"""Seconds one :func:`regex` search may take before it is an error score (catastrophic backtracking)."""
 
-    The pattern is compiled here, so a bad one fails at once.
+
+def regex(pattern: str, flags: int = 0) -> Metric:
+    """1 when ``pattern`` is found in the output (``re.search`` with ``flags``), else 0.
+
+    The pattern is compiled here, so a bad one fails at once. The search is the
+    `regex <https://pypi.org/project/regex/>`_ library's (in its ``re``-compatible
+    mode), which lets other threads run meanwhile and gives up after
+    :data:`REGEX_TIMEOUT_S` seconds: a pattern that backtracks without end on some
+    answer scores an error on that case instead of hanging the run.
 
     >>> regex(r"\\d{4}-\\d{2}-\\d{2}").score("due 2024-05-01", None)
     Score(value=1.0, details={'match': '2024-05-01'}, error=None)
     """
+    import regex as regex_library
+
     if not isinstance(pattern, str):
         raise InputError(f"regex pattern must be a string; got {_short(pattern)}")
     if not isinstance(flags, int) or isinstance(flags, bool):
         raise InputError(f"regex flags must be an int such as re.IGNORECASE; got {_short(flags)}")
     try:
-        compiled = re.compile(pattern, flags)
-    except re.error as error:
+        compiled = regex_library.compile(pattern, int(flags) | regex_library.VERSION0)
+    except (regex_library.error, ValueError) as error:
         raise InputError(f"regex pattern {pattern!r} is not a valid regular expression: {error}") from None
 
     def fn(output: Any, case: Any) -> Score:
-        found = compiled.search(_output(output))
+        try:
+            found = compiled.search(_output(output), concurrent=True, timeout=REGEX_TIMEOUT_S)
+        except TimeoutError:
+            return Score(math.nan, None, f"the regex search took over {REGEX_TIMEOUT_S:g} s (the pattern "
+                                         "backtracks without end on this answer)")
         return Score(1.0, {"match": found.group(0)}) if found else Score(0.0)
 
     return _make("regex", fn, pattern=pattern, flags=int(flags))

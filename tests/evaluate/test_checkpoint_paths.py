@@ -3,6 +3,7 @@ write that fails later costs a warning, never the run. ``resume=`` takes a check
 
 from __future__ import annotations
 
+import re
 import shutil
 
 import pytest
@@ -75,8 +76,9 @@ def test_a_checkpoint_write_that_fails_later_warns_once_and_the_run_goes_on(tmp_
     said = [str(w.message) for w in caught if "checkpoint" in str(w.message)]
     [file] = {w.split("'")[1] for w in said}
     assert file.startswith(f"{folder}/") and file.endswith(f"{result.run.run_id}.json")
-    assert said == [f"checkpoint {file!r} could not be written (File exists); the run goes on and "
-                    "keeps every answer in memory"]
+    [message] = said  # once; the reason is the OS's, as the folder went while a write was under way or before
+    assert re.fullmatch(rf"checkpoint {re.escape(repr(file))} could not be written \((File exists|Not a directory|"
+                        r"No such file or directory)\); the run goes on and keeps every answer in memory", message)
     assert folder.read_text(encoding="utf-8") == "in the way"
     assert len(result.run.results) == 4 and result.run.stats.errors == 0
 

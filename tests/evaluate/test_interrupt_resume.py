@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import pytest
@@ -30,6 +31,7 @@ from cogeval import (
     load_run,
     metric,
 )
+from cogeval.data.run_writer import RunFileWriter
 from cogeval.errors import InputError
 
 CASES = [Case(f"q{i}", expected=f"q{i}") for i in range(5)]
@@ -228,14 +230,45 @@ def test_a_checkpoint_holds_the_run_so_far_and_then_the_whole_run(tmp_path):
     seen = []
 
     def target(text):
-        if path.exists():
-            seen.append(len(load_run(path).results))
+        answered = int(text[1:])  # q3 comes after 3 answers
+        deadline = time.monotonic() + 60
+        while answered and time.monotonic() < deadline and not (path.exists() and written() >= answered):
+            time.sleep(0.01)  # the write is made in a thread, soon after the answer
+        seen.append(written() if path.exists() else 0)
         return text
+
+    def written():
+        run = load_run(path)
+        assert run.status == "interrupted" and run.results[-1].scores == []  # the answers so far, not scored yet
+        return len(run.results)
 
     result = EvalSuite(CASES, target, metrics=[exact_match()], concurrency=1, progress=False).run(
         checkpoint=path, checkpoint_every=0)
-    assert seen == [1, 2, 3, 4]  # written after every answer (every=0)
+    assert seen == [0, 1, 2, 3, 4]  # every answer written before the next call (every=0)
     assert load_run(path) == result.run and result.run.status is None
+
+
+def test_a_slow_checkpoint_write_does_not_hold_up_the_run(tmp_path, monkeypatch):
+    """The writes are made in a thread: the run goes on calling the target while one is under way."""
+    release, calls, waited = threading.Event(), [], []
+    write = RunFileWriter.write
+
+    def slow_write(self, *args, **kwargs):
+        waited.append(release.wait(60))  # a slow disk: the write waits for the run's last call
+        return write(self, *args, **kwargs)
+
+    def target(text):
+        calls.append(text)
+        if len(calls) == len(CASES):
+            release.set()
+        return text
+
+    monkeypatch.setattr(RunFileWriter, "write", slow_write)
+    path = tmp_path / "checkpoint.json"
+    result = EvalSuite(CASES, target, metrics=[exact_match()], concurrency=1, progress=False).run(
+        checkpoint=path, checkpoint_every=0)
+    assert waited and all(waited)  # every write waited for calls made meanwhile (on the loop: a 60 s stall)
+    assert load_run(path) == result.run
 
 
 def test_checkpoint_arguments_are_checked(tmp_path):

@@ -75,7 +75,8 @@ def test_sync_function_runs_off_the_event_loop_thread():
 
 def test_target_response_passes_through():
     response = TargetResponse("4", usage={"input_tokens": 3, "output_tokens": 1, "cost_usd": 0.01},
-                              tool_calls=[{"name": "calc"}], trace_id="t-1", prompt={"key": "p", "version": 2})
+                              tool_calls=[{"name": "calc"}], trace_id="t-1", prompt={"key": "p", "version": 2},
+                              duration_s=0.5)  # a sync function's call is timed only when it reports no duration
     assert call(lambda text: response, Case("q")) is response
 
 
@@ -237,7 +238,10 @@ def test_turns_take_the_duration_the_target_reports_and_the_conversation_sums_th
 
 
 def test_turns_without_a_reported_duration_are_timed_and_leave_the_conversation_to_the_caller():
-    final, turns = asyncio.run(converse(as_target(str.upper), Case(turns=["a", "b"])))
+    async def upper(text):  # async: a sync function's calls are timed in their thread (tests/execution/test_sync_durations.py)
+        return text.upper()
+
+    final, turns = asyncio.run(converse(as_target(upper), Case(turns=["a", "b"])))
     assert all(0 <= t.duration_s < 5 for t in turns)
     assert final.duration_s is None
 

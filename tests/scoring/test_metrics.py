@@ -105,7 +105,7 @@ def test_regex_bad_pattern_fails_at_construction():
     with pytest.raises(InputError) as info:
         regex("(unclosed")
     assert str(info.value) == (
-        "regex pattern '(unclosed' is not a valid regular expression: missing ), unterminated subpattern at position 0"
+        "regex pattern '(unclosed' is not a valid regular expression: missing ) at position 9"
     )
 
 
