@@ -99,6 +99,9 @@ if typing.TYPE_CHECKING:  # loaded on first use by __getattr__ below; type check
         wilson_interval,
     )
 
+__version__ = "0.1.0"
+"""cogeval's version, as pyproject.toml states it (tests/test_version.py keeps the two equal)."""
+
 __all__ = [
     "Aggregate",
     "Agreement",

@@ -15,6 +15,7 @@ import pandas as pd
 
 from cogeval import _backend
 from cogeval import _columns as col
+from cogeval import _numbers as numbers
 from cogeval._check import describe
 from cogeval._html import badge, escape, format_value, html_table, key_value_table, safe_html
 from cogeval._text import short_input
@@ -192,7 +193,7 @@ class RunComparison:
 
     def __repr__(self) -> str:
         return (f"RunComparison(head={self.head.name or self.head.run_id!r}, base={self.base.name or self.base.run_id!r}, "
-                f"verdict={self.verdict!r}, metrics={list(self.metrics)!r}, matched={self.matched}, "
+                f"verdict={self.verdict!r}, metrics={_names(list(self.metrics))!r}, matched={self.matched}, "
                 f"n_added={self.n_added}, n_removed={self.n_removed}, changes={len(self.changes)} rows)")
 
     @property
@@ -326,7 +327,7 @@ def undefined_test_note(difference: float) -> str:
     >>> undefined_test_note(0.17)
     "every paired difference is +0.17, so the t-test is undefined (p-value NaN, not significant); test='wilcoxon' can rank them"
     """
-    return (f"every paired difference is {difference:+.6g}, so the t-test is undefined "
+    return (f"every paired difference is {numbers.signed(difference)}, so the t-test is undefined "
             "(p-value NaN, not significant); test='wilcoxon' can rank them")
 
 
@@ -395,3 +396,8 @@ VERDICT_TONES = {"better": "good", "worse": "bad", "equivalent": "neutral", "inc
 """The colour of each verdict word in every report."""
 _VERDICT_BADGES = {word: badge(word, tone) for word, tone in VERDICT_TONES.items()}
 _WINNER_BADGES = {"head": badge("head", "good"), "base": badge("base", "bad"), "tie": badge("tie")}
+
+
+def _names(names: list[str]) -> list[str]:
+    """Metric names for a repr: all of a few, the first five of many and how many in all."""
+    return names if len(names) <= 6 else [*names[:5], f"… {len(names)} in all"]

@@ -73,8 +73,12 @@ class RunStore:
         self.on_skip = on_skip
         remove_stale_temporaries(self.path)
         self._index = StoreIndex(self.path)
+        self._told_missing = False
 
     def __repr__(self) -> str:
+        return f"RunStore({str(self.path)!r})"
+
+    def _where(self) -> str:
         return f"RunStore({str(self.path)!r})"
 
     def save(self, run: Any) -> pathlib.Path:
@@ -99,7 +103,7 @@ class RunStore:
     def runs(self, filter: Mapping[str, Any] | Callable[[_RunSummary], bool] | None = None) -> list[EvalRun]:
         """Every readable run matching ``filter``, newest first."""
         runs = (self._read(pathlib.Path(summary["path"])) for summary in self._scan(filter))
-        return [run for run in runs if run is not None]
+        return _Found([run for run in runs if run is not None], self._where(), "run")
 
     def list(self, filter: Mapping[str, Any] | Callable[[_RunSummary], bool] | None = None) -> list[_RunSummary]:
         """Summaries of the readable runs matching ``filter``, newest first.
@@ -107,7 +111,7 @@ class RunStore:
         ``filter`` is a mapping of summary fields to required values
         (``{"name": "nightly"}``) or a predicate over a summary.
         """
-        return self._scan(filter)
+        return _Found(self._scan(filter), self._where(), "run summary")
 
     def latest(self, filter: Mapping[str, Any] | Callable[[_RunSummary], bool] | None = None) -> EvalRun | None:
         """The newest readable run matching ``filter``, or ``None``."""
@@ -186,6 +190,9 @@ class RunStore:
         return history_frame(runs[::-1], metric, confidence=confidence, seed=seed)
 
     def _scan(self, filter: Any) -> builtins.list[_RunSummary]:  # `list` here is the method above
+        if not self.path.is_dir() and not self._told_missing:
+            self._told_missing = True
+            warnings.warn(_missing_folder(self.path), UserWarning, stacklevel=_caller_level())
         keep = _predicate(filter)
         found = [summary for summary in self._index.summaries(self._summary) if keep(summary)]
         found.sort(key=lambda summary: (_moment(summary["started_at"]), summary["id"]), reverse=True)
@@ -320,3 +327,37 @@ def _as_run(run: Any) -> EvalRun:
     if hasattr(run, "to_run"):
         return run.to_run()
     raise InputError(f"RunStore.save takes an EvalRun or a suite result; got {describe(run)}")
+
+
+class _Found(builtins.list):  # type: ignore[type-arg]
+    """What a listing found: a list, whose index past its end says how many it holds, and where.
+
+    >>> _Found([], "RunStore('runs')", "run")[1]
+    Traceback (most recent call last):
+    ...
+    IndexError: RunStore('runs') found 0 runs, so there is no [1]
+    """
+
+    def __init__(self, items: Any, where: str, what: str) -> None:
+        super().__init__(items)
+        self.where, self.what = where, what
+
+    def __getitem__(self, index: Any) -> Any:
+        try:
+            return super().__getitem__(index)
+        except IndexError:
+            found = len(self)
+            raise IndexError(f"{self.where} found {found} {self.what}{'' if found == 1 else 's'}, "
+                             f"so there is no [{index}]") from None
+
+
+def _missing_folder(path: pathlib.Path) -> str:
+    """What a store on a folder that is not there says: so, and the folders of a similar name beside it."""
+    import difflib
+
+    if path.exists():
+        return f"RunStore({str(path)!r}) is not a folder, so it holds no runs"
+    beside = [p.name for p in path.parent.iterdir() if p.is_dir()] if path.parent.is_dir() else []
+    near = difflib.get_close_matches(path.name, beside, n=3)
+    hint = f"; did you mean {' or '.join(repr(str(path.parent / n)) for n in near)}?" if near else ""
+    return f"RunStore({str(path)!r}): the folder does not exist, so it holds no runs{hint}"

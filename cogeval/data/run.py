@@ -53,6 +53,7 @@ from cogeval import _columns as col
 from cogeval._check import check_choice, check_path, describe
 from cogeval._files import write_parquet_atomic, write_text_atomic
 from cogeval._html import safe_html
+from cogeval._numbers import number
 from cogeval.data.case import FIELDS, Case
 from cogeval.data.dataset import Dataset
 from cogeval.data.file_form import to_file
@@ -113,8 +114,8 @@ def _same(a: float, b: float) -> bool:
 
 
 def _number(value: float) -> str:
-    """A mean as a warning shows it: ``0.9``, ``0.333333``, ``NaN``."""
-    return "NaN" if math.isnan(value) else f"{value:.6g}"
+    """A mean as a warning shows it: ``0.9``, ``0.3333``, ``NaN``."""
+    return "NaN" if math.isnan(value) else number(value)
 
 
 def _version(prompt: PromptRecord | None) -> Any:
@@ -303,6 +304,27 @@ class EvalRun(_Record):
         return self
 
     # -- identity and summaries --------------------------------------------------
+
+    def __repr__(self) -> str:
+        """One line: the run's id, name and status, its size and its metrics, never the results.
+
+        >>> EvalRun.from_frame(pd.DataFrame({"input": ["a", "b"], "quality": [1.0, 0.0]}),
+        ...                    run_id="20260101T000000000Z-00000000", started_at="2026-01-01T00:00:00Z")
+        EvalRun(run_id='20260101T000000000Z-00000000', name=None, cases=2, results=2, metrics=['quality'])
+        """
+        return "EvalRun(" + ", ".join(f"{key}={value!r}" for key, value in self.__rich_repr__()) + ")"
+
+    __str__ = __repr__
+
+    def __rich_repr__(self) -> Iterator[tuple[str, Any]]:  # what rich's pretty printer shows, as repr does
+        yield "run_id", self.run_id
+        yield "name", self.name
+        if self.status is not None:
+            yield "status", self.status
+        yield "cases", self.dataset.cases
+        yield "results", len(self.results)
+        names = self.metric_names
+        yield "metrics", names if len(names) <= 6 else [*names[:5], f"… {len(names)} in all"]
 
     @property
     def fingerprint(self) -> str:

@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import dataclasses
 import functools
+import inspect
 import os
 import time
 import warnings
@@ -67,6 +68,16 @@ def _is_kind(kind: str, m: Any) -> bool:
     return isinstance(m, StatisticalMetric) or (callable(getattr(m, "compute", None)) and not isinstance(m, Metric))
 
 
+def _not_a_metric(kind: str, index: int, item: Any) -> str:
+    """Why ``item`` is no metric; for one of cogeval's factories passed uncalled (``metrics=[exact_match]``): call it."""
+    if inspect.isfunction(item) and item.__module__.startswith("cogeval.scoring"):
+        return f"{kind}[{index}] is the function {item.__name__}, which makes a metric: call it, {item.__name__}()"
+    hint = ""
+    if callable(item) and not isinstance(item, type):
+        hint = "; a function of (output, case) becomes one with @metric(\"name\")"
+    return f"{kind} must hold metrics (made with metric(...) or the built-ins); got {describe(item)}{hint}"
+
+
 def _unique_names(kind: str, metrics: Iterable[Any]) -> list[Any]:
     if _not_a_list(metrics):
         raise InputError(f"{kind} must be a list of {_HINTS[kind]}; got {describe(metrics)}")
@@ -75,7 +86,7 @@ def _unique_names(kind: str, metrics: Iterable[Any]) -> list[Any]:
     for index, m in enumerate(metrics):
         name = getattr(m, "name", None)
         if not isinstance(name, str):
-            raise InputError(f"{kind} must hold metrics (made with metric(...) or the built-ins); got {describe(m)}")
+            raise InputError(_not_a_metric(kind, index, m))
         if not _is_kind(kind, m):
             other = "statistical_metrics" if kind == "metrics" else "metrics"
             hint = f" (it belongs in {other}=)" if _is_kind(other, m) else ""

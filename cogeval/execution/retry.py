@@ -22,11 +22,29 @@ _MAX_RETRY_AFTER_S = 60.0
 
 
 def error_text(error: BaseException) -> str:
-    """cogeval's own messages as they are; anything else prefixed by its type."""
+    """cogeval's own messages as they are; anything else prefixed by its type, and an HTTP request that got no
+    answer (a connection error, a timeout) followed by the request
+    (``APIConnectionError: Connection error. (POST http://…/v1/chat/completions)``)."""
     if isinstance(error, CogevalError):
         return str(error)
     text = str(error)
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+    text = f"{type(error).__name__}: {text}" if text else type(error).__name__
+    request = None if getattr(error, "status_code", None) is not None else _request(error)  # a server that answered
+    return text if request is None or request in text else f"{text} ({request})"
+
+
+def _request(error: BaseException) -> str | None:
+    """``METHOD scheme://host:port/path`` of the HTTP request an error (openai's, httpx's) is about; no query,
+    no user name or password (they may hold a key)."""
+    try:
+        request = getattr(error, "request", None)  # httpx raises RuntimeError when it was never set
+        url = getattr(request, "url", None)
+        if url is None or not getattr(url, "host", None):
+            return None
+        port = f":{url.port}" if url.port else ""
+        return f"{request.method} {url.scheme}://{url.host}{port}{url.path}"  # type: ignore[union-attr]
+    except Exception:  # noqa: BLE001 - an error message must never fail
+        return None
 
 
 def retryable(error: BaseException) -> bool:

@@ -29,6 +29,7 @@ from cogeval import _columns as col
 from cogeval._check import describe
 from cogeval._files import write_text_atomic
 from cogeval._html import escape, html_table, safe_html
+from cogeval._numbers import number, p_value
 from cogeval._text import cut, one_line
 from cogeval.compare.store import RunStore
 from cogeval.data.run_id import check_run_id
@@ -129,8 +130,8 @@ class PairwiseResult:
                 continue
             win = self.win_rate(key)
             low, high = win.ci if win.ci is not None else (math.nan, math.nan)
-            lines.append(f"  {key}: B's rate {win.rate:.3g} [{low:.3g}, {high:.3g}], n = {win.n} ({win.wins} "
-                         f"wins, {win.losses} losses, {win.ties} ties), p = {win.p_value:.2g}, "
+            lines.append(f"  {key}: B's rate {number(win.rate)} [{number(low)}, {number(high)}], n = {win.n} ({win.wins} "
+                         f"wins, {win.losses} losses, {win.ties} ties), p = {p_value(win.p_value)}, "
                          f"{win.missing} without a verdict")
         return "\n".join(lines)
 

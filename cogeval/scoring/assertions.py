@@ -32,6 +32,7 @@ import numpy as np
 from cogeval._check import check_path, is_real
 from cogeval._check import describe as _short
 from cogeval._html import key_value_table, safe_html
+from cogeval._numbers import number
 from cogeval.data.json_limits import loads
 from cogeval.errors import InputError
 from cogeval.scoring.metric import check_metric_name
@@ -83,7 +84,7 @@ def _field(summary: Any, field: str) -> Any:
 
 
 def _fmt(value: float) -> str:
-    return f"{value:.6g}"
+    return number(value)
 
 
 class Assertion:

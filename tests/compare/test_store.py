@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import pathlib
+import re
 import warnings
 
 import pandas as pd
@@ -154,14 +155,32 @@ def test_to_frame_has_one_row_per_run(store):
     assert frame["path"].tolist() == [str(store.path / f"{i}.json") for i in frame["id"]]
 
 
-def test_a_missing_folder_lists_nothing(tmp_path):
+def test_a_missing_folder_lists_nothing_and_says_so_once(tmp_path):
     store = RunStore(tmp_path / "nowhere")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with pytest.warns(UserWarning) as caught:
         assert store.list() == [] and store.latest() is None and store.runs() == []
         frame = store.to_frame()
+    assert [str(w.message) for w in caught] == [
+        f"RunStore({str(tmp_path / 'nowhere')!r}): the folder does not exist, so it holds no runs"]
     assert frame.empty and list(frame.columns) == FIXED_COLUMNS
     assert not (tmp_path / "nowhere").exists()
+
+
+def test_a_typo_in_the_folder_name_is_pointed_out(tmp_path):
+    (tmp_path / "runs").mkdir()
+    with pytest.warns(UserWarning, match=r"the folder does not exist, so it holds no runs; did you mean '.*/runs'\?$"):
+        RunStore(tmp_path / "run").runs()
+
+
+def test_an_index_past_the_runs_found_says_how_many_there_are(tmp_path):
+    store = RunStore(tmp_path)
+    store.save(frame_run([1.0, 0.0], started_at="2026-01-01T00:00:00Z"))
+    runs = store.runs()
+    assert runs[0].run_id and runs[-1] is runs[0]
+    with pytest.raises(IndexError, match=rf"^RunStore\({re.escape(repr(str(tmp_path)))}\) found 1 run, so there is no \[1\]$"):
+        runs[1]
+    with pytest.raises(IndexError, match=r"found 1 run summary, so there is no \[-2\]$"):
+        store.list()[-2]
 
 
 def test_nan_means_stay_nan_in_summaries(tmp_path):

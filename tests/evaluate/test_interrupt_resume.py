@@ -306,6 +306,8 @@ def test_kill_9_loses_nothing_the_checkpoint_had_and_resume_finishes_it(tmp_path
     while not marker.exists() and process.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     assert marker.exists(), "the run never reached q3"
+    while not _holds(checkpoint, 3) and time.monotonic() < deadline:  # written in a thread, soon after the answers
+        time.sleep(0.05)
     process.kill()
     process.wait()
     partial = load_run(checkpoint)
@@ -320,6 +322,13 @@ def test_kill_9_loses_nothing_the_checkpoint_had_and_resume_finishes_it(tmp_path
     result = EvalSuite([Case(f"q{i}", expected=f"q{i}") for i in range(5)], target, metrics=[exact_match()],
                        progress=False).run(resume=checkpoint)
     assert calls == ["q3", "q4"] and result.passed and len(result.results) == 5
+
+
+def _holds(checkpoint, answers):
+    try:
+        return len(load_run(checkpoint).results) >= answers
+    except (OSError, ValueError):  # not written yet
+        return False
 
 
 def test_comparing_an_interrupted_run_warns_that_it_is_partial():

@@ -132,7 +132,12 @@ def test_run_identity_and_metadata():
         ({"timeout": 0}, "^timeout must be a finite number > 0; got 0$"),
         ({"trials": 0}, "^trials must be an integer >= 1; got 0$"),
         ({"metrics": [exact_match(), exact_match()]}, "^metrics has two metrics named 'exact_match'; give one of them another name$"),
-        ({"metrics": [exact_match], }, "^metrics must hold metrics"),
+        ({"metrics": [exact_match], }, r"^metrics\[0\] is the function exact_match, which makes a metric: call it, "
+         r"exact_match\(\)$"),
+        ({"statistical_metrics": [latency]}, r"^statistical_metrics\[0\] is the function latency, which makes a "
+         r"metric: call it, latency\(\)$"),
+        ({"metrics": [len]}, r"^metrics must hold metrics \(made with metric\(\.\.\.\) or the built-ins\); got "
+         r"<built-in function len>; a function of \(output, case\) becomes one with @metric\(\"name\"\)$"),
         # A metric of the wrong kind, or a single item for a list, is refused before any case runs
         # (it used to fail with AttributeError/TypeError only after every target call).
         ({"metrics": [latency()]}, r"^metrics\[0\] must be one of the per-case metrics such as exact_match\(\) or ones "

@@ -621,7 +621,7 @@ def test_a_comparator_that_decided_no_pair_says_so_everywhere():
         f"PairwiseResult {result.id}: b (B) vs a (A), 3 tasks",
         f"  {sentence}",
         # Wilson high for 0 of 2 at z = 1.96: 2 · 1.96² / 2 / (2 + 1.96²) = 0.658
-        "  h: B's rate 0 [0, 0.658], n = 2 (0 wins, 2 losses, 0 ties), p = 0.5, 1 without a verdict",
+        "  h: B's rate 0 [0, 0.6576], n = 2 (0 wins, 2 losses, 0 ties), p = 0.5, 1 without a verdict",
     ]
     html = result._repr_html_()
     assert f"<li>{sentence.replace(chr(39), '&#x27;')}</li>" in html
