@@ -27,7 +27,7 @@ MISSING = "–"
 DIGITS = 4
 """Significant digits of a value."""
 
-P_DIGITS = 2
+_P_DIGITS = 2
 """Significant digits of a p-value."""
 
 
@@ -60,7 +60,7 @@ def signed(value: Any) -> str:
 
 def p_value(value: Any) -> str:
     """A p-value to 2 significant digits."""
-    return number(_float(value), P_DIGITS)
+    return number(_float(value), _P_DIGITS)
 
 
 def percent(share: Any) -> str:

@@ -18,7 +18,7 @@ PACKAGE = pathlib.Path(cogeval.__file__).parent
 # a function. Convenience methods on results (`result.report()`, `.plot()`) reach it by name
 # through the one dispatch, cogeval._backend.presenter (see docs/notebooks.md).
 LAYERS = {
-    "errors": 0, "_columns": 0, "_check": 0, "_html": 0, "_files": 0, "_text": 0, "_backend": 0,
+    "errors": 0, "_columns": 0, "_check": 0, "_html": 0, "_files": 0, "_text": 0, "_numbers": 0, "_backend": 0,
     "data": 1, "importers": 1,
     "execution": 2,
     "scoring": 3,
