@@ -6,7 +6,9 @@
   those older than an hour;
 - a lone surrogate (``"\\ud83d"``, half an emoji cut at ``max_tokens``), which UTF-8 cannot
   encode, is written as the six characters ``\\ud83d``: inside a JSON string that is the JSON
-  escape of the same character, so the file reads back unchanged; in other text it is a visible escape.
+  escape of the same character, so the file reads back unchanged; in other text it is a visible escape;
+- every report writer names its files by one rule, :func:`report_paths`: a path without the kind's
+  suffix gets it, a path ending in ``/`` (or an existing folder) is a folder.
 
 >>> import pathlib, tempfile
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "sub" / "a.txt"
@@ -25,7 +27,7 @@ import re
 import stat
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 _STALE_AFTER_S = 3600.0
@@ -130,3 +132,38 @@ def remove_stale_temporaries(folder: str | os.PathLike[str], older_than_s: float
         except OSError:
             continue
     return removed
+
+
+def is_folder_path(path: str | os.PathLike[str]) -> bool:
+    """Whether a report ``path`` names a folder: it ends in ``/`` (or ``\\``), or is an existing folder."""
+    return str(path).endswith(("/", "\\")) or pathlib.Path(path).is_dir()
+
+
+def report_paths(path: str | os.PathLike[str], suffixes: Sequence[str], *, default_name: str,
+                 known: Iterable[str] = ()) -> list[pathlib.Path]:
+    """The file each report of one call goes to: the one path rule of every report writer (suite and comparison).
+
+    - a folder (``path`` ends in ``/``, or is an existing folder) receives ``<default_name><suffix>`` for each kind;
+    - any other ``path`` names the file: one that ends in a report suffix (one of ``suffixes`` or ``known``, any
+      case) has that suffix replaced by each kind's own, and one that does not gets the kind's suffix added.
+
+    So ``"out/suite"`` is written as ``out/suite.html``, ``"out/suite.html"`` stays, and ``"out/"`` becomes
+    ``out/<default_name>.html``; several kinds share one stem (``report.md`` and ``report.html``).
+
+    >>> [p.as_posix() for p in report_paths("out/suite", [".html"], default_name="run")]
+    ['out/suite.html']
+    >>> [p.as_posix() for p in report_paths("out/suite.html", [".html"], default_name="run")]
+    ['out/suite.html']
+    >>> [p.as_posix() for p in report_paths("out/", [".json", ".html"], default_name="run")]
+    ['out/run.json', 'out/run.html']
+    >>> [p.as_posix() for p in report_paths("out/report.html", [".md", ".html"], default_name="run")]
+    ['out/report.md', 'out/report.html']
+    >>> [p.as_posix() for p in report_paths("out/v1.2", [".md"], default_name="run")]
+    ['out/v1.2.md']
+    """
+    if is_folder_path(path):
+        return [pathlib.Path(path) / f"{default_name}{suffix}" for suffix in suffixes]
+    text = os.fspath(path)
+    ending = next((s for s in sorted({*suffixes, *known}, key=len, reverse=True) if text.lower().endswith(s.lower())), "")
+    stem = text[: len(text) - len(ending)]
+    return [pathlib.Path(text if suffix.lower() == ending.lower() else stem + suffix) for suffix in suffixes]

@@ -212,13 +212,3 @@ def with_unit(label: str, metric: str) -> str:
     """``label`` followed by the unit of ``metric`` in parentheses, when it has one: ``latency (s)``."""
     u = _unit(metric)
     return f"{label} ({u})" if u else label
-
-
-_MIN_WIDTH = 80
-
-
-def terminal_width() -> int:
-    """The terminal's width in columns (``COLUMNS`` respected), at least 80: console reports fit it."""
-    import shutil
-
-    return max(_MIN_WIDTH, shutil.get_terminal_size((_MIN_WIDTH, 24)).columns)

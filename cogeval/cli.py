@@ -9,9 +9,12 @@ of base matched a case of head: a gate fails when it has no evidence.
 Comparing a run with itself (both resolve to one run id, as ``cogeval compare
 runs/ runs/`` does) or with a copy of itself warns.
 
-Console output fits the terminal (``COLUMNS`` respected, 80 columns at least);
-``compare --wide`` prints every column. ``cogeval --help`` imports no pandas,
-plotly or scipy: each command imports what it needs.
+Console output (``compare``, ``runs``, ``show``, ``import``) fits the width of
+the terminal, else ``COLUMNS``, else 80 columns (CI logs), in one layout
+(:mod:`cogeval.present.comparison_console`): a table leaves out its
+low-priority columns and says which, or wraps its text; no name, number or
+verdict is cut. ``--wide`` sets no width limit. ``cogeval --help`` imports no
+pandas, plotly or scipy: each command imports what it needs.
 
 Everything printed is inert (:mod:`cogeval._text`): text from a run (names,
 metric names, metadata, messages) shows control characters and escape
@@ -86,11 +89,17 @@ def _version() -> str:
 
 def _import(args: argparse.Namespace) -> int:
     from cogeval import RunStore
+    from cogeval._numbers import count
     from cogeval.importers import read_runs
+    from cogeval.present.comparison_console import console_width, wrap_parts
 
     store = RunStore(args.out)
+    width = console_width(args.wide)
     for run in read_runs(args.path, args.kind):
-        _say(f"{run.run_id}  {run.name or '-'}  {len(run.results)} results  → {store.save(run)}")
+        parts = [run.run_id, printable(run.name or "-"), f"{count(len(run.results))} results",
+                 f"→ {printable(str(store.save(run)))}"]
+        for line in wrap_parts(parts, width, sep="  "):  # the path on a line of its own when the line is too long
+            _say(line)
     return 0
 
 
@@ -187,56 +196,139 @@ def _margin(text: str) -> tuple[str, float]:
 
 
 def _runs(args: argparse.Namespace) -> int:
-    import pandas as pd
-
     from cogeval import RunStore
-    from cogeval._text import terminal_width
+    from cogeval._numbers import count, number
     from cogeval.errors import CogevalError
+    from cogeval.present.comparison_console import (
+        Column,
+        console_table,
+        console_width,
+        dropping,
+        fit_columns,
+        left_out,
+        print_lines,
+        rendered,
+    )
 
     if not _existing(args.folder).is_dir():
         raise CogevalError(f"{args.folder!r} is a file; `cogeval runs` lists the run files in a folder")
-    frame = RunStore(args.folder, on_skip=_report_skip).to_frame()
-    if frame.empty:
+    summaries = RunStore(args.folder, on_skip=_report_skip).list()
+    if not summaries:
         _say(f"no runs in {printable(args.folder)}")
-    else:
-        fixed = {"id", "name", "started_at", "finished_at", "cases", "path"}
-        frame = frame.drop(columns=["path"]).rename(columns=lambda c: c if c in fixed else with_unit(str(c), str(c)))
-        with pd.option_context("display.width", terminal_width(), "display.max_columns", 20, "display.max_colwidth", 40):
-            _say(_inert_frame(frame).to_string(index=False))
+        return 0
+    metrics = list(dict.fromkeys(name for s in summaries for name in s["metrics"]))
+    rows = [{"id": s["id"], "name": _text_or_missing(s["name"]), "started_at": _text_or_missing(s["started_at"]),
+             "finished_at": _text_or_missing(s["finished_at"]), "cases": count(s["cases"]),
+             **{f"metric:{m}": number(s["metrics"].get(m)) for m in metrics}} for s in summaries]
+    columns = [Column("id", justify="left"), Column("name", justify="left", wraps=1),
+               Column("started_at", justify="left"), Column("finished_at", justify="left"), Column("cases"),
+               *(Column(f"metric:{m}", with_unit(str(m), str(m))) for m in metrics)]
+    width = console_width(args.wide)
+    drops = ["finished_at", "started_at", *(f"metric:{m}" for m in reversed(metrics))]
+
+    def draw(console: Any) -> None:
+        shown, widths = fit_columns(dropping(columns, drops), rows, width)
+        console.print(console_table(shown, widths, rows))
+        print_lines(console, left_out(columns, shown, width, "cogeval runs --wide shows every column"))
+
+    _say(rendered(draw, width))
     return 0
 
 
+def _text_or_missing(value: Any) -> str:
+    """A text field of a run for a table: ``–`` when the run has none."""
+    return "–" if value is None or value != value else printable(str(value))
+
+
+_SHOW_DROPS = ["p99", "p50", "min", "max", "p95", "std_dev", "median"]
+"""``cogeval show``: the metric table's columns left out, in turn, when the table is wider than the terminal."""
+
+
 def _show(args: argparse.Namespace) -> int:
-    from cogeval._text import terminal_width
-    from cogeval.data.jsonable import json_text
+    from cogeval._numbers import count, number
+    from cogeval.present.comparison_console import (
+        UNLIMITED,
+        Column,
+        console_table,
+        console_width,
+        dropping,
+        fit_columns,
+        left_out,
+        print_lines,
+        rendered,
+        wrap_parts,
+    )
     from cogeval.present.run_errors import error_lines
 
     run = _load(args.run)
     for disagreement in run.stored_disagreements():  # what is shown comes from the results and scores
         _say(f"cogeval: warning: run {run.run_id}: {printable(disagreement)}", file=sys.stderr)
+    width = console_width(args.wide)
     errors = sum(r.error is not None for r in run.results)
     metric_errors = sum(s.error is not None for r in run.results for s in r.scores)
-    _say(f"run {run.run_id}  name {printable(str(run.name))}  started {run.started_at}  finished {run.finished_at}")
-    _say(f"{len(run.results)} results, {errors} errors, {metric_errors} metric errors, {run.dataset.cases} cases, "
-         f"fingerprint {printable(run.fingerprint[:12])}")
+    lines = wrap_parts([f"run {run.run_id}", f"name {printable(str(run.name))}", f"started {run.started_at}",
+                        f"finished {run.finished_at}"], width, sep="  ")
+    lines += wrap_parts([f"{count(len(run.results))} results", f"{count(errors)} errors",
+                         f"{count(metric_errors)} metric errors", f"{count(run.dataset.cases)} cases",
+                         f"fingerprint {printable(run.fingerprint[:12])}"], width, sep=", ")
     if run.metadata:
-        _say("metadata " + printable(json_text(run.metadata)))
-    rows = [{"metric": with_unit(name, name), **agg.model_dump()} for name, agg in run.aggregated_from_scores().items()]
-    if rows:
-        import pandas as pd
+        lines.append(_metadata_line(run.metadata, width))
+    aggregated = run.aggregated_from_scores()
+    rows = [{"metric": with_unit(name, name), **{k: count(v) if k in ("count", "missing") else number(v)
+                                                 for k, v in agg.model_dump().items()}}
+            for name, agg in aggregated.items()]
+    keys = list(rows[0]) if rows else []
+    columns = [Column(k, justify="left" if k == "metric" else "right", wraps=int(k == "metric")) for k in keys]
 
-        _say(_inert_frame(pd.DataFrame(rows)).to_string(index=False))
-    for line in error_lines(run, terminal_width()):
-        _say(line)
-    for check in run.assertions:
-        _say(f"{'PASS' if check.passed else 'FAIL'}  {printable(check.name)}: {printable(check.message)}")
+    def draw(console: Any) -> None:
+        print_lines(console, lines)
+        if rows:
+            shown, widths = fit_columns(dropping(columns, _SHOW_DROPS), rows, width)
+            console.print(console_table(shown, widths, rows))
+            print_lines(console, left_out(columns, shown, width, "cogeval show --wide shows every column"))
+        print_lines(console, error_lines(run, width or UNLIMITED))
+        for check in run.assertions:
+            verdict = "PASS" if check.passed else "FAIL"
+            print_lines(console, wrap_parts([f"{verdict}  {printable(check.name)}: {printable(check.message)}"], width))
+
+    _say(rendered(draw, width))
     return 0
 
 
-def _inert_frame(frame: Any) -> Any:
-    """``frame`` with every text cell and column name made :func:`~cogeval._text.printable`, for printing."""
-    frame = frame.rename(columns=lambda c: printable(str(c)))
-    return frame.map(lambda v: printable(v) if isinstance(v, str) else v)
+_METADATA_VALUE = 16
+"""Characters of a metadata value (and key) in the one-line summary of ``cogeval show``."""
+
+
+def _metadata_line(metadata: dict[str, Any], width: int | None) -> str:
+    """``metadata {...}``: the run's metadata as JSON on one line when it fits ``width`` (always when ``width`` is
+    None), else summarised on one line: ``metadata source=promptfoo · prompt={3 fields} · … 9 more fields (--wide)``:
+    the fields that fit, in their order, each value cut to :data:`_METADATA_VALUE` characters, an object or a list
+    as the count of its fields or items."""
+    from rich.cells import cell_len
+
+    from cogeval._text import cut, one_line
+    from cogeval.data.jsonable import json_text
+
+    whole = "metadata " + printable(json_text(metadata))
+    if width is None or cell_len(whole) <= width:
+        return whole
+
+    def brief(value: Any) -> str:
+        if isinstance(value, dict) and value:
+            return f"{{{len(value)} {'field' if len(value) == 1 else 'fields'}}}"
+        if isinstance(value, list | tuple) and value:
+            return f"[{len(value)} {'item' if len(value) == 1 else 'items'}]"
+        return cut(printable(one_line(value if isinstance(value, str) else json_text(value))), _METADATA_VALUE)
+
+    fields = [f"{cut(printable(str(key)), _METADATA_VALUE)}={brief(value)}" for key, value in metadata.items()]
+    head, room = "metadata ", width - cell_len(f" · … {len(fields)} more fields (--wide)")
+    shown: list[str] = []
+    for field in fields:  # the fields that fit, in their order; a long one is left for a shorter one after it
+        if cell_len(head + " · ".join([*shown, field])) <= room:
+            shown.append(field)
+    rest = len(fields) - len(shown)
+    more = f"… {rest} more {'field' if rest == 1 else 'fields'} (--wide)"
+    return head + " · ".join([*shown, more] if rest else shown)
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -273,7 +365,8 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--format", choices=["console", "markdown", "html", "json"], default="console",
                          help="console (printed, fits the terminal), markdown, html or json (default: console)")
     compare.add_argument("--wide", action="store_true",
-                         help="console: every column of the metric table (effect size, test, mde, n needed)")
+                         help="console: no width limit: every column of the metric table (effect size, test, mde, "
+                              "n needed), no line wrapped")
     compare.add_argument("--out", help="report path without extension (default: eval-comparison)")
     compare.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
     compare.add_argument("--seed", type=int, default=0, help="seed recorded with the comparison (default: 0)")
@@ -296,14 +389,18 @@ def _parser() -> argparse.ArgumentParser:
     imports.add_argument("--from", dest="kind", choices=["inspect", "lm-eval", "promptfoo", "ag2", "cogeval"],
                          help="the kind of file (default: recognised from its content)")
     imports.add_argument("--out", default="runs", help="the store folder the run files go in (default: runs)")
+    imports.add_argument("--wide", action="store_true", help="no width limit: one line per run")
     imports.set_defaults(handler=_import)
 
     runs = commands.add_parser("runs", help="list the runs in a folder, newest first")
     runs.add_argument("folder", help="a store folder of run files")
+    runs.add_argument("--wide", action="store_true", help="no width limit: every column (each metric, the times)")
     runs.set_defaults(handler=_runs)
 
     show = commands.add_parser("show", help="summarise one run file")
     show.add_argument("run", help="a run file, or a folder of runs (its newest)")
+    show.add_argument("--wide", action="store_true",
+                      help="no width limit: the whole metadata as JSON, every column of the metric table")
     show.set_defaults(handler=_show)
 
     report = commands.add_parser("report", help="execute a notebook and write it as one self-contained, offline HTML file")

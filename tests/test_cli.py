@@ -56,8 +56,8 @@ def test_runs_and_show(tmp_path, capsys):
     (tmp_path / "runs" / "broken.json").write_text('{"format": "cogitator.eval-run", "runId": ')
     assert main(["runs", str(tmp_path / "runs")]) == 0
     out, err = capsys.readouterr()
-    lines = out.splitlines()
-    assert lines[0].split()[:2] == ["id", "name"] and "head" in lines[1] and "base" in lines[2]
+    lines = out.splitlines()  # issue 25: the header, its rule, then one line per run
+    assert lines[0].split()[:2] == ["id", "name"] and set(lines[1]) == {"─"} and "head" in lines[2] and "base" in lines[3]
     assert "skipped" in err and "broken.json" in err and "not valid JSON" in err
     assert main(["show", str(tmp_path / "runs")]) == 0
     out = capsys.readouterr().out
@@ -110,13 +110,15 @@ def test_show_runs_and_compare_print_names_inert(tmp_path, capsys):
     base, head = write_hostile_runs(tmp_path / "runs")
     assert main(["show", str(base)]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[0].startswith(f"run {base.stem}  name {SHOWN}  started 2026-01-01T00:00:00.000Z")
-    assert out.splitlines()[2] == 'metadata {"note": "\\u001b]8;;https://evil\\u0007link \\ud83d"}'
+    # issue 25: at 80 columns the header breaks between its parts
+    assert out.splitlines()[:2] == [f"run {base.stem}  name {SHOWN}", "  started 2026-01-01T00:00:00.000Z  finished "
+                                    "2026-01-01T00:00:00.000Z"]
+    assert out.splitlines()[3] == 'metadata {"note": "\\u001b]8;;https://evil\\u0007link \\ud83d"}'
     assert "\\::warning::m" in out  # the metric's row starts its line: defused
     assert_inert(out)
     assert main(["runs", str(tmp_path / "runs")]) == 0
     out = capsys.readouterr().out
-    assert f"{base.stem} {SHOWN} " in out and f"{head.stem}                         ::add-mask::h" in out
+    assert f"{base.stem}  {SHOWN}  " in out and f"{head.stem}  ::add-mask::h  " in out
     assert_inert(out)
     assert main(["compare", str(base), str(head)]) == 0
     out = capsys.readouterr().out
@@ -149,9 +151,11 @@ def test_skipped_files_and_errors_are_printed_inert(tmp_path, capsys):
 FIXTURES = __import__("pathlib").Path(__file__).parent / "importers" / "fixtures"
 
 
-def test_import_saves_every_run_of_another_tools_file(tmp_path, capsys):
-    assert main(["import", str(FIXTURES / "promptfoo" / "two-prompts.json"), "--out", str(tmp_path / "runs")]) == 0
-    lines = capsys.readouterr().out.splitlines()
+def test_import_saves_every_run_of_another_tools_file(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["import", str(FIXTURES / "promptfoo" / "two-prompts.json"), "--out", "runs"]) == 0
+    # issue 25: at 80 columns each path is on a line of its own, under its run
+    lines = capsys.readouterr().out.replace("\n  → ", "  → ").splitlines()
     assert [line.split("  ")[1:3] for line in lines] == [["terse / echo", "10 results"], ["verbose / echo", "10 results"]]
     assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == sorted(
         [".cogeval-index", *(line.rsplit("/", 1)[1] for line in lines)])  # the runs and the store's index

@@ -39,7 +39,8 @@ def test_show_prints_the_errors_most_frequent_first(run_file):
     done = cogeval("show", str(path))
     assert done.returncode == 0 and done.stderr == ""
     lines = done.stdout.splitlines()
-    assert lines[1] == f"50 results, 20 errors, 0 metric errors, 50 cases, fingerprint {result.run.fingerprint[:12]}"
+    assert lines[1].startswith("  finished ")  # issue 25: at 80 columns the header goes on on a second line
+    assert lines[2] == f"50 results, 20 errors, 0 metric errors, 50 cases, fingerprint {result.run.fingerprint[:12]}"
     start = lines.index("errors: 20 of 50 results")
     assert lines[start:start + 5] == [
         "errors: 20 of 50 results",
@@ -77,7 +78,7 @@ def test_show_computes_the_mean_from_the_scores_and_warns_about_a_hand_edit(run_
     ]
     [row] = [line.split() for line in done.stdout.splitlines() if line.startswith("exact_match")]
     assert float(row[1]) == pytest.approx(0.3)
-    assert done.stdout.splitlines()[1].startswith("50 results, 20 errors, ")
+    assert done.stdout.splitlines()[2].startswith("50 results, 20 errors, ")
 
 
 def test_show_of_an_unedited_file_warns_about_nothing(run_file):
@@ -89,7 +90,8 @@ def test_runs_lists_the_scores_mean_not_the_stored_one(run_file, tmp_path):
     target = edited(path, tmp_path, mean=0.9)
     done = cogeval("runs", str(target.parent))
     assert done.returncode == 0
-    header, row = done.stdout.splitlines()
+    header, rule, row, *note = done.stdout.splitlines()  # issue 25: a rule under the header, then what is not shown
+    assert set(rule) == {"─"} and note[0].startswith("not shown at 80 columns: started_at, finished_at")
     assert float(row.split()[header.split().index("exact_match")]) == pytest.approx(0.3)
     assert RunStore(target.parent).list()[0]["metrics"]["exact_match"] == pytest.approx(0.3)
 

@@ -1,4 +1,4 @@
-"""Every Python example of README.md and docs/*.md runs, so none can rot.
+"""Every Python example of docs/*.md runs, so none can rot (README.md's run as one script: tests/test_readme.py).
 
 Blocks fenced as ``python`` run in order, one namespace per page (as in a
 notebook), in a temporary folder that holds what the text assumes: a
@@ -31,7 +31,7 @@ from tests.chat_server import ChatServer, completion
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "importers" / "fixtures"
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = sorted((ROOT / "docs").glob("*.md"))
 OLLAMA_PORT = 11434
 """Where the pages' local Ollama listens; a judge server stands in for it."""
 _BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)

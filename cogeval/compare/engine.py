@@ -431,7 +431,9 @@ def _errored(units: pd.MultiIndex, errored: np.ndarray, describe: _Describe) -> 
     failed = np.flatnonzero(np.not_equal(errored, np.array(None, dtype=object)))
     frame = _unpaired(units[failed], describe)
     frame[col.ERRORED] = pd.Series(errored[failed], dtype=object)
-    return frame[ERRORED_COLUMNS]
+    answers = {name: pd.Series(values, dtype=object) for name, values in describe(units[failed]).items()
+               if name.endswith(("_output", "_error"))}  # each run's answer and error, as in ``changes``
+    return pd.concat([frame[ERRORED_COLUMNS], pd.DataFrame(answers, index=frame.index)], axis=1)
 
 
 def _described(frame: pd.DataFrame, described: dict[str, np.ndarray], row: np.ndarray) -> pd.DataFrame:

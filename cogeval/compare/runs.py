@@ -203,7 +203,7 @@ def _compared_scores(run: EvalRun, results: pd.DataFrame, codes: UnitCodes) -> t
     return frame, codes.take(result)
 
 
-_RESULT_COLUMNS = (col.INPUT, col.TURNS, col.METADATA, col.TRACE_ID, "prompt_version")
+_RESULT_COLUMNS = (col.INPUT, col.TURNS, col.METADATA, col.TRACE_ID, "prompt_version", col.OUTPUT)
 """What a comparison reads of each run's results beyond :data:`_IDENT_COLUMNS` and the scores."""
 
 
@@ -230,6 +230,8 @@ class _Results:
             lowest = _first(codes.ids, np.argsort(table[col.TRIAL].to_numpy(), kind="stable"), ids)
             shown[f"{side}_trace_id"] = _take(table[col.TRACE_ID], lowest)
             shown[f"{side}_prompt_version"] = _take(table["prompt_version"], lowest)
+            shown[f"{side}_output"] = _take(table[col.OUTPUT], lowest)
+            shown[f"{side}_error"] = _take(table[col.ERROR], lowest)
         first = [_first(codes.ids, np.arange(len(codes.ids)), ids) for codes in self.codes]
         shown[col.METADATA] = _either(self.tables, first, col.METADATA)
         return shown

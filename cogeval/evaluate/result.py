@@ -263,8 +263,11 @@ class EvalSuiteResult:
     def report(self, kind: str | Sequence[str] = "console", path: Any = None, *, keep_formulas: bool = False) -> list[str]:
         """Write reports: ``console``, ``json``, ``csv``, ``markdown``, ``ci`` or ``html`` (or a list of them).
 
-        Without ``path`` a report is printed; with one it is written there (a
-        folder when several kinds are asked for). Returns the paths written.
+        Without ``path`` a report is printed; with one it is written there by the
+        rule of every report writer (:func:`cogeval._files.report_paths`): a path
+        without the kind's suffix gets it (``out/suite`` → ``out/suite.html``; several
+        kinds share the stem), and a path ending in ``/`` (or an existing folder) is a
+        folder that receives ``<run_id>.<suffix>``. Returns the paths written.
         In the CSV report a text cell a spreadsheet would run as a formula (``=``,
         ``+``, ``-``, ``@``, tab, CR first) starts with ``'``; ``keep_formulas=True``
         writes cells as they are. The reports live in the presentation layer,

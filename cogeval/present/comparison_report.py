@@ -32,16 +32,17 @@ Verdict: **better** · 1 metric decides, 0 inform · 10 matched cases, 0 added, 
 
 from __future__ import annotations
 
-import pathlib
 from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
-from cogeval._check import check_choice
-from cogeval._files import write_text_atomic
+from cogeval import _numbers as numbers
+from cogeval._check import check_choice, check_path
+from cogeval._files import report_paths, write_text_atomic
 from cogeval.compare.result import changed_text, errored_text
 from cogeval.errors import InputError
 from cogeval.present.comparison_console import print_console
 from cogeval.present.comparison_rows import (
+    ANSWER_COLUMNS,
     CHANGE_COLUMNS,
     ERRORED_COLUMNS,
     METRIC_COLUMNS,
@@ -49,6 +50,7 @@ from cogeval.present.comparison_rows import (
     change_groups,
     counted,
     errored_rows,
+    has_answers,
     headline_parts,
     informing_summary,
     metric_rows,
@@ -64,7 +66,12 @@ from cogeval.present.templating import cogeval_version, render_template
 
 KINDS = {"console": None, "markdown": ".md", "html": ".html"}
 _MARKDOWN_CHANGES = 10
+_MARKDOWN_ANSWER = 80
+"""Characters of each run's answer a Markdown case row shows (on one line)."""
 _HTML_CHANGES = 50
+_HTML_METRIC_COLUMNS = ["metric", "verdict", *(c for c in METRIC_COLUMNS if c not in ("metric", "verdict"))]
+"""The HTML report's metric table: :data:`METRIC_COLUMNS` with the verdict next to the metric, the two columns that
+stay in sight (sticky at the left edge; below 900 px the first line of each metric's block)."""
 _HEADLINE_LIMIT = 2000
 FOREST_LIMIT = 40
 """The most metrics the HTML report's forest plot draws (:func:`forest_metrics`): every one up to this many."""
@@ -76,9 +83,10 @@ def report_comparison(comparison: Any, kind: str | Sequence[str] = "console", pa
 
     ``console`` prints to stdout; ``markdown`` writes ``<path>.md`` and ``html``
     writes ``<path>.html`` with the forest plot of :func:`~cogeval.present.plots.plot_comparison`
-    drawn offline (plotly.js inlined once; see :func:`forest_plot_html`). A
-    trailing ``.md``/``.html`` on ``path`` is dropped first; folders are created;
-    writes are atomic. Returns the paths written.
+    drawn offline (plotly.js inlined once; see :func:`forest_plot_html`). Files are
+    named by :func:`~cogeval._files.report_paths`: a trailing ``.md``/``.html`` on ``path`` is
+    replaced by each kind's suffix, and a folder (``out/``, or an existing one) receives
+    ``eval-comparison.md``/``.html``; folders are created; writes are atomic. Returns the paths written.
 
     The console report fits the terminal's width (at least 80 columns, ``COLUMNS``
     respected) by leaving columns out; ``wide=True`` prints every column.
@@ -88,18 +96,18 @@ def report_comparison(comparison: Any, kind: str | Sequence[str] = "console", pa
     if not kinds:
         raise InputError(f"kind must name at least one report of {', '.join(map(repr, KINDS))}; got an empty list")
     kinds = list(dict.fromkeys(check_choice("kind", k, KINDS) for k in kinds))
-    stem = str(path)
-    for suffix in (".md", ".html"):
-        if stem.lower().endswith(suffix):
-            stem = stem[: -len(suffix)]
+    files = [k for k in kinds if k != "console"]  # every kind but "console" has a file suffix
+    if files:
+        check_path("path", path)
+    targets = dict(zip(files, report_paths(path, [cast(str, KINDS[k]) for k in files],
+                                           default_name="eval-comparison", known=[".md", ".html"])))
     written = []
     for k in kinds:
         if k == "console":
             print_console(comparison, wide=wide)
         else:
             text = comparison_markdown(comparison) if k == "markdown" else comparison_html(comparison)
-            suffix = cast(str, KINDS[k])  # every kind but "console" (handled above) has a file suffix
-            written.append(str(write_text_atomic(pathlib.Path(stem + suffix), text)))
+            written.append(str(write_text_atomic(targets[k], text)))
     return written
 
 
@@ -109,8 +117,9 @@ def report_comparison(comparison: Any, kind: str | Sequence[str] = "console", pa
 def comparison_markdown(comparison: Any) -> str:
     """The GitHub-flavoured Markdown report, e.g. for a pull-request comment.
 
-    At most 10 cases per metric and direction are listed; every cell goes
-    through :func:`markdown_cell`, so case text cannot break a table or inject HTML.
+    At most 10 cases per metric and direction are listed, with each run's answer (and error) on one line of at
+    most 80 characters when the comparison has them; every cell goes through :func:`markdown_cell`, so case
+    text cannot break a table or inject HTML.
     """
     c = run_comparison(comparison)
     lead, rest, tone = headline_parts(c)
@@ -123,8 +132,9 @@ def comparison_markdown(comparison: Any) -> str:
         "",
         f"{TONE_MARKS[tone]} **{markdown_cell(lead)}**{markdown_cell(rest, limit=_HEADLINE_LIMIT)}",
         "",
-        f"Verdict: **{markdown_cell(c.verdict)}** · {roles(c)} · {c.matched} matched cases, {c.n_added} added, "
-        f"{c.n_removed} removed" + (f", {errored_text(c)}" if errored_text(c) else "") + f" · α = {c.alpha:g}",
+        f"Verdict: **{markdown_cell(c.verdict)}** · {roles(c)} · {numbers.count(c.matched)} matched cases, "
+        f"{numbers.count(c.n_added)} added, {numbers.count(c.n_removed)} removed"
+        + (f", {errored_text(c)}" if errored_text(c) else "") + f" · α = {numbers.number(c.alpha)}",
         "",
         f"Changed: {markdown_cell(changed_text(c), limit=_HEADLINE_LIMIT)}",
         "",
@@ -158,13 +168,13 @@ def comparison_markdown(comparison: Any) -> str:
         lines += _markdown_groups(chosen)
         if direction == "improved":
             lines += ["</details>", ""]
-    errored = errored_rows(c)
+    errored = errored_rows(c, _MARKDOWN_CHANGES)
     if errored:
         lines += [f"#### Errored cases ({errored_text(c)})", "",
                   "The target failed on these cases: their scores count as failures, not as changes.", "",
-                  markdown_table(errored[:_MARKDOWN_CHANGES], ERRORED_COLUMNS), ""]
-        if len(errored) > _MARKDOWN_CHANGES:
-            lines += [f"… and {len(errored) - _MARKDOWN_CHANGES} more errored cases", ""]
+                  _case_table(errored, ERRORED_COLUMNS), ""]
+        if len(c.errored) > _MARKDOWN_CHANGES:
+            lines += [f"… and {len(c.errored) - _MARKDOWN_CHANGES} more errored cases", ""]
     informing = [g for g in groups if g.role == "informs"]
     if informing:
         lines += ["<details>", f"<summary>Cases moved on informing metrics, which do not decide "
@@ -177,11 +187,17 @@ def _markdown_groups(groups: Sequence[Any]) -> list[str]:
     """Each group's title line and table (at most :data:`_MARKDOWN_CHANGES` rows), and how many more it has."""
     lines = []
     for g in groups:
-        lines += [f"**{markdown_cell(g.metric)}** — {g.total} {g.direction}", "", markdown_table(g.rows, CHANGE_COLUMNS),
-                  ""]
+        lines += [f"**{markdown_cell(g.metric)}** — {g.total} {g.direction}", "", _case_table(g.rows, CHANGE_COLUMNS), ""]
         if g.total > len(g.rows):
             lines += [f"… and {g.total - len(g.rows)} more {g.direction} cases", ""]
     return lines
+
+
+def _case_table(rows: Sequence[Any], columns: list[str]) -> str:
+    """A Markdown table of case rows over ``columns``, and each run's answer when some row has one."""
+    if not has_answers(rows):
+        return markdown_table(rows, columns)
+    return markdown_table(rows, [*columns, *ANSWER_COLUMNS], limits=dict.fromkeys(ANSWER_COLUMNS, _MARKDOWN_ANSWER))
 
 
 # --- HTML ---------------------------------------------------------------------------------
@@ -191,7 +207,10 @@ def comparison_html(comparison: Any, *, figure: bool = True, figure_html: str | 
     """The HTML report: one self-contained page (inline CSS, light and dark, no URL), the page
     :func:`report_comparison` writes.
 
-    Every value is escaped by jinja2 autoescape. The forest plot
+    Every value is escaped by jinja2 autoescape. Each case row shows both runs' answers and errors when the
+    comparison has them (:mod:`~cogeval.present.comparison_rows`): one line of at most 200 characters, the whole
+    (at most 4,000) in a ``<details>`` that opens it. Below 900 px each table row is a block (name and verdict
+    first), so nothing scrolls sideways; wider, the metric and its verdict stick to the left edge. The forest plot
     (:func:`forest_plot_html`, plotly.js inline) follows the metric table; past
     :data:`FOREST_LIMIT` metrics it draws only some (:func:`forest_metrics`) and a
     sentence above it says which and why. ``figure=False`` leaves it out (a page
@@ -203,16 +222,19 @@ def comparison_html(comparison: Any, *, figure: bool = True, figure_html: str | 
         figure_html, figure_note = forest_plot_html(c), forest_metrics(c)[1]
     lead, rest, tone = headline_parts(c)
     changes = change_groups(c, _HTML_CHANGES)
+    errored = errored_rows(c, _HTML_CHANGES)
     return render_template(
         "comparison.html.j2",
         title=f"cogeval comparison: {run_label(c.head)} vs {run_label(c.base)}",
         lead=lead, rest=rest, tone=tone, verdict=c.verdict, roles=roles(c),
-        alpha=f"{c.alpha:g}", matched=c.matched, added=c.n_added, removed=c.n_removed,
-        changed=changed_text(c), errored=errored_rows(c)[:_HTML_CHANGES], errored_total=len(c.errored),
+        alpha=numbers.number(c.alpha), matched=numbers.count(c.matched), added=numbers.count(c.n_added),
+        removed=numbers.count(c.n_removed),
+        changed=changed_text(c), errored=errored, errored_total=len(c.errored), errored_answers=has_answers(errored),
+        answers=has_answers(row for g in changes for row in g.rows),
         errored_count=errored_text(c), errored_columns=ERRORED_COLUMNS, informing=informing_summary(c),
         counts={d: counted(c, d, "decides") for d in ("regressed", "improved")},
         sides=[("base", c.base), ("head", c.head)],
-        columns=METRIC_COLUMNS, notes=note_rows(c), changes=changes,
+        columns=_HTML_METRIC_COLUMNS, notes=note_rows(c), changes=changes,
         trace_columns=[k for k in ("trace", "prompt") if any(row[k] for g in changes for row in g.rows)],
         metrics=[{**r, "interval": r["interval"].replace(", ", ",\u00a0")} for r in metric_rows(c)],  # wraps before "at"
         change_columns=CHANGE_COLUMNS, warnings=[str(w) for w in c.warnings],

@@ -1,4 +1,17 @@
-"""The rows, numbers and words the comparison reports share: Markdown, HTML and console draw the same table."""
+"""The rows, numbers and words the comparison reports share: Markdown, HTML and console draw the same table.
+
+A case row (a moved case of :func:`change_groups`, an errored case of :func:`errored_rows`) holds both runs'
+answers, read from the ``base_output``/``head_output`` and ``base_error``/``head_error`` columns of the
+comparison's ``changes`` and ``errored`` tables (each run's lowest trial, as ``base_trace_id``) when they
+have them:
+
+- ``base answer`` and ``head answer``: one line of at most :data:`~cogeval.present.templating.TEXT_SHOWN`
+  characters, an error as ``error: …`` after the answer; ``–`` when the run has neither (what Markdown and
+  the console show);
+- ``answers``: one :class:`Answer` per run, whose output and error are
+  :class:`~cogeval.present.templating.Shown` texts: the line the HTML report shows, and the whole text
+  (cut at :data:`~cogeval.present.templating.TEXT_WHOLE` characters) that it opens on demand.
+"""
 
 from __future__ import annotations
 
@@ -10,22 +23,22 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cogeval._html import format_value
-from cogeval._text import safe_str, shorten, with_unit
+from cogeval import _numbers as numbers
+from cogeval._text import cut, one_line, safe_str, shorten, with_unit
 from cogeval.compare.result import VERDICT_TONES, as_run_comparison, headline, interval_text, verdict_note
+from cogeval.present.templating import TEXT_SHOWN, Shown, shown
 
 # --- formatting, shared by the three reports -------------------------------------------------
 
 
 def _format_number(value: Any) -> str:
-    """4 significant digits, NaN and None as ``–``."""
-    return format_value(_float(value))
+    """4 significant digits, NaN and None as ``–`` (:mod:`cogeval._numbers`)."""
+    return numbers.number(_float(value))
 
 
 def format_signed(value: Any) -> str:
     """Like :func:`_format_number` with an explicit ``+`` on positive values."""
-    text = _format_number(value)
-    return "+" + text if _float(value) > 0 else text
+    return numbers.signed(_float(value))
 
 
 def format_p(value: Any) -> str:
@@ -34,8 +47,7 @@ def format_p(value: Any) -> str:
     >>> format_p(0.001234), format_p(3.2e-06), format_p(float("nan"))
     ('0.0012', '3.2e-06', '–')
     """
-    number = _float(value)
-    return "–" if math.isnan(number) else f"{number:.2g}"
+    return numbers.p_value(value)
 
 
 def _float(value: Any) -> float:
@@ -45,11 +57,60 @@ def _float(value: Any) -> float:
         return math.nan
 
 
+ANSWER_COLUMNS = ["base answer", "head answer"]
+"""Each run's answer on one line (an error as ``error: …``), in every case row: what Markdown and the console show."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Answer:
+    """What one run (``side``: ``base`` or ``head``) answered on a case: its ``output`` and ``error``, each a
+    :class:`~cogeval.present.templating.Shown` or None when the run has none."""
+
+    side: str
+    output: Shown | None
+    error: Shown | None
+
+
+def _given(value: Any) -> Any:
+    """``value``, or None when it is missing (None, NaN, ``pd.NA``)."""
+    return None if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def answers(row: Any) -> list[Answer]:
+    """The base and the head :class:`Answer` of a row of ``changes`` or ``errored`` (a named tuple)."""
+    found = []
+    for side in ("base", "head"):
+        output, error = (_given(getattr(row, f"{side}_{field}", None)) for field in ("output", "error"))
+        found.append(Answer(side, None if output is None else shown(output),
+                            None if error is None or error == "" else shown(error)))
+    return found
+
+
+def _answer_line(answer: Answer) -> str:
+    """One run's answer on one line of at most :data:`~cogeval.present.templating.TEXT_SHOWN` characters: the
+    output, then ``error: …``."""
+    parts = [] if answer.output is None else [answer.output.short]
+    if answer.error is not None:
+        parts.append(f"error: {answer.error.short}")
+    return cut(one_line(" · ".join(parts)), TEXT_SHOWN) if parts else "–"
+
+
+def _answer_cells(row: Any) -> dict[str, Any]:
+    """The answer cells of a case row: ``base answer``, ``head answer`` (:func:`_answer_line`) and ``answers``."""
+    found = answers(row)
+    return {"base answer": _answer_line(found[0]), "head answer": _answer_line(found[1]), "answers": found}
+
+
+def has_answers(rows: Any) -> bool:
+    """Whether any of ``rows`` (case rows) holds an answer or an error of either run."""
+    return any(a.output is not None or a.error is not None for row in rows for a in row["answers"])
+
+
 @dataclasses.dataclass(frozen=True)
 class _Changes:
     metric: str
     direction: str  # "regressed" | "improved"
-    rows: list[dict[str, str]]
+    rows: list[dict[str, Any]]
     total: int
     role: str = "decides"  # the metric's: "decides" | "informs"
 
@@ -86,11 +147,11 @@ def metric_rows(comparison: Any) -> list[dict[str, Any]]:
     return [
         {
             "metric": f"{with_unit(str(m.metric), str(m.metric))} {'↑' if m.higher_is_better else '↓'}", "role": str(m.role),
-            "base": _format_number(m.base), "head": _format_number(m.head), "n": str(m.n),
+            "base": _format_number(m.base), "head": _format_number(m.head), "n": numbers.count(m.n),
             "difference": format_signed(m.difference), "interval": interval_text(m),
             "effect size": format_signed(m.effect_size), "test": str(m.test),
             "p": format_p(m.p_value), "adjusted p": format_p(m.adjusted_p_value), "verdict": str(m.verdict),
-            "mde": _format_number(m.mde), "n needed": "–" if m.n_needed is None else str(m.n_needed),
+            "mde": _format_number(m.mde), "n needed": numbers.count(m.n_needed),
             "tone": VERDICT_TONES.get(m.verdict, "neutral"),
         }
         for m in ordered(comparison)
@@ -121,15 +182,15 @@ def change_groups(comparison: Any, limit: int) -> list[_Changes]:
              for metric in order if _metric_role(comparison, metric) == role and (metric, direction) in positions]
     if not found:
         return []
-    shown = frame.iloc[np.concatenate([p[:limit] for *_, p in found])].itertuples(index=False)
+    picked = frame.iloc[np.concatenate([p[:limit] for *_, p in found])].itertuples(index=False)
     groups = []
     for metric, direction, role, part in found:
         rows = [
             {"case": str(r.case_key)[:8], "input": shorten(r.input), "key": str(r.case_key),
              "base → head": f"{_format_number(r.base)} → {_format_number(r.head)}",
              "delta": format_signed(r.delta), "trace": sides(r, "trace_id"),
-             "prompt": sides(r, "prompt_version")}
-            for r in itertools.islice(shown, min(limit, len(part)))
+             "prompt": sides(r, "prompt_version"), **_answer_cells(r)}
+            for r in itertools.islice(picked, min(limit, len(part)))
         ]
         groups.append(_Changes(str(metric), direction, rows, len(part), role))
     return groups
@@ -189,14 +250,15 @@ def _informing_only(comparison: Any) -> int:
     return int((~informing.isin(deciding)).sum())
 
 
-def errored_rows(comparison: Any) -> list[dict[str, str]]:
-    """One row per matched case the target failed on (``comparison.errored``): ``case``, ``input``, ``errored in``
-    (``head``, ``base`` or ``both``), ``key``."""
+def errored_rows(comparison: Any, limit: int | None = None) -> list[dict[str, Any]]:
+    """One row per matched case the target failed on (``comparison.errored``), the first ``limit`` (None: all):
+    ``case``, ``input``, ``errored in`` (``head``, ``base`` or ``both``), ``key``, and the answer cells."""
     frame = getattr(comparison, "errored", None)
     if frame is None or len(frame) == 0:
         return []
     return [{"case": str(r.case_key)[:8], "input": shorten(r.input), "key": str(r.case_key),
-             "errored in": str(r.errored)} for r in frame.itertuples(index=False)]
+             "errored in": str(r.errored), **_answer_cells(r)}
+            for r in itertools.islice(frame.itertuples(index=False), limit)]
 
 
 ERRORED_COLUMNS = ["case", "input", "errored in"]

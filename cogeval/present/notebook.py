@@ -40,6 +40,7 @@ from typing import Any
 
 from cogeval._check import check_path, describe
 from cogeval._files import write_text_atomic
+from cogeval._numbers import seconds
 from cogeval.errors import ExecutionError, InputError
 
 _FIGURE_HEIGHT = 450
@@ -187,7 +188,7 @@ def _execute(nb: Any, source: pathlib.Path, nbclient: Any, *, timeout: float, ke
         except CellExecutionError as error:
             raise ExecutionError(f"{source}: {_cell_name(nb, error)} failed: {error.ename}: {error.evalue}") from error
         except CellTimeoutError as error:
-            raise ExecutionError(f"{source}: a cell ran longer than timeout={timeout:g} s") from error
+            raise ExecutionError(f"{source}: a cell ran longer than timeout={seconds(timeout)}") from error
         except DeadKernelError as error:
             raise ExecutionError(f"{source}: the kernel died ({error}){_tail(log)}") from error
         except Exception as error:  # no such kernel, cannot start, ...

@@ -28,18 +28,15 @@ is escaped as it is built). The JSON report writes lone surrogates as JSON escap
 from __future__ import annotations
 
 import dataclasses
-import io
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from cogeval._check import check_choice, check_path
-from cogeval._files import write_text_atomic
-from cogeval._html import format_value
+from cogeval._files import is_folder_path, report_paths, write_text_atomic
 from cogeval._text import (
     cut,
     printable,
     terminal_text,
-    terminal_width,
     with_unit,
     without_workflow_commands,
     workflow_data,
@@ -56,23 +53,27 @@ KINDS = {"console": ".console.txt", "json": ".json", "csv": ".csv", "markdown": 
 
 
 def write_reports(result: Any, kind: str | Sequence[str], path: Any = None, *, keep_formulas: bool = False) -> list[str]:
-    """Print or write each report of ``kind``; with several kinds, ``path`` is a folder. ``keep_formulas``: see
-    :func:`spreadsheet_safe`."""
+    """Print (no ``path``) or write each report of ``kind``; returns the paths written. ``keep_formulas``: see
+    :func:`spreadsheet_safe`.
+
+    Files are named by :func:`~cogeval._files.report_paths`: ``path`` without the kind's suffix gets it
+    (``out/suite`` → ``out/suite.html``; with several kinds, one stem: ``out/suite.json``, ``out/suite.html``),
+    and a folder (``out/``, or an existing folder) receives ``<run_id><suffix>``."""
     kinds = list(kind) if isinstance(kind, Iterable) and not isinstance(kind, str) else [kind]
     if not kinds:
         raise InputError(f"kind must name at least one report of {', '.join(map(repr, KINDS))}")
     kinds = [check_choice("kind", k, KINDS) for k in kinds]
-    target = None if path is None else check_path("path", path)
-    folder = target is not None and (len(kinds) > 1 or target.is_dir() or str(path).endswith(("/", "\\")))
-    run_id = check_run_id(result.run_id) if folder else None  # it names the files: checked before any is written
-    written = []
-    for k in kinds:
-        text = render(result, k, keep_formulas=keep_formulas)
-        if target is None:
+    if path is None:
+        for k in kinds:
+            text = render(result, k, keep_formulas=keep_formulas)
             print(text if k == "ci" else terminal_text(text))
-            continue
-        written.append(str(write_text_atomic(target / f"{run_id}{KINDS[k]}" if folder else target, text)))
-    return written
+        return []
+    check_path("path", path)
+    # the run id names the files in a folder: checked before any is written
+    name = check_run_id(result.run_id) if is_folder_path(path) else ""
+    targets = report_paths(path, [KINDS[k] for k in kinds], default_name=name, known=KINDS.values())
+    return [str(write_text_atomic(target, render(result, k, keep_formulas=keep_formulas)))
+            for k, target in zip(kinds, targets)]
 
 
 def render(result: Any, kind: str, *, keep_formulas: bool = False) -> str:
@@ -94,28 +95,50 @@ _MARKDOWN_ERRORS = 10
 """Messages the Markdown report lists per kind of error (the HTML report: ``run_report._HTML_ERRORS``)."""
 
 
-def _console(result: Any) -> str:
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
+_SUITE_COLUMNS = ["metric", "better", "mean", "p50", "p95", "min", "max", "n", "missing"]
+_SUITE_DROPS = ["min", "max", "p95", "p50", "better"]
+"""The console metric table's columns left out, in turn, when the table is wider than the terminal."""
 
-    buffer = io.StringIO()
-    console = Console(file=buffer, width=terminal_width(), force_terminal=False, color_system=None, highlight=False)
+
+def _console(result: Any) -> str:
+    from cogeval._numbers import count, number, seconds
+    from cogeval.present.comparison_console import (
+        UNLIMITED,
+        Column,
+        console_table,
+        console_width,
+        dropping,
+        fit_columns,
+        left_out,
+        print_lines,
+        rendered,
+        wrap_parts,
+    )
+
+    width = console_width()
     stats = result.stats
-    if result.failures:
-        console.print(Text(printable(f"FAILED: {'; '.join(result.failures)}")), soft_wrap=True)
-    console.print(Text(f"{printable(result.name or 'eval')} · run {printable(result.run_id)}"))  # two lines: fits 80
-    console.print(Text(f"{stats.counts_text()} · {stats.duration_s:.2f} s · {cost_text(stats)}"))
-    table = Table("metric", "better", "mean", "p50", "p95", "min", "max", "n", "missing")
-    for row in _metric_rows(result):
-        cells = [with_unit(row["metric"], row["metric"]), row["direction"], *(format_value(row[k]) for k in ("mean", "p50", "p95", "min", "max", "count", "missing"))]
-        table.add_row(*(Text(printable(cell)) for cell in cells))
-    console.print(table)
-    for line in error_lines(result, console.width):
-        console.print(Text(line), no_wrap=True)
-    for check in result.assertions:
-        console.print(Text(f"{'PASS' if check.passed else 'FAIL'}  {printable(check.name)}: {printable(check.message)}"))
-    return without_workflow_commands(buffer.getvalue().rstrip("\n"))
+    rows = [{"metric": with_unit(r["metric"], r["metric"]), "better": r["direction"], "n": count(r["count"]),
+             "missing": count(r["missing"]), **{k: number(r[k]) for k in ("mean", "p50", "p95", "min", "max")}}
+            for r in _metric_rows(result)]
+    columns = [Column(k, justify="left" if k in ("metric", "better") else "right", wraps=int(k == "metric"))
+               for k in _SUITE_COLUMNS]
+
+    def draw(console: Any) -> None:
+        lines = wrap_parts([printable(f"FAILED: {'; '.join(result.failures)}")], width) if result.failures else []
+        lines += wrap_parts([printable(result.name or "eval"), f"run {printable(result.run_id)}"], width)
+        lines += wrap_parts([stats.counts_text(), seconds(stats.duration_s), cost_text(stats)], width)
+        print_lines(console, lines)
+        shown, widths = fit_columns(dropping(columns, _SUITE_DROPS), rows, width)
+        console.print()
+        console.print(console_table(shown, widths, rows))
+        console.print()
+        print_lines(console, left_out(columns, shown, width))
+        print_lines(console, error_lines(result, width or UNLIMITED))
+        for check in result.assertions:
+            verdict = "PASS" if check.passed else "FAIL"
+            print_lines(console, wrap_parts([f"{verdict}  {printable(check.name)}: {printable(check.message)}"], width))
+
+    return without_workflow_commands(rendered(draw, width))
 
 
 def _json(result: Any) -> str:
@@ -213,7 +236,9 @@ def _html(result: Any) -> str:
 
 
 def _ci(result: Any) -> str:
-    means = "; ".join(f"{name} {format_value(agg.mean)}" for name, agg in result.aggregated.items())
+    from cogeval._numbers import number
+
+    means = "; ".join(f"{name} {number(agg.mean)}" for name, agg in result.aggregated.items())
     failures = result.failures
     lines = [f"::error title=cogeval run failed::{workflow_data('FAILED: ' + '; '.join(failures))}"] if failures else []
     lines.append(f"::notice title=cogeval::{workflow_data(f'{result.stats.counts_text()}; {means}')}")

@@ -11,7 +11,9 @@ metrics': each distinct message with its count and example cases, most frequent 
 case × trial: input, expected, output, error, each metric's score (and its
 error), trace id, prompt version, duration. Rows whose target failed are red.
 At most ``max_cases`` rows are shown (500 by default; the JSON and CSV reports
-hold them all), and each text is cut to 4,000 characters.
+hold them all). A case's input, expected answer, output and error show their first 200 characters on one line
+and open whole (at most 4,000) on demand (:func:`~cogeval.present.templating.shown`). Below 900 px each case is
+a block (its key, trial, scores and duration, then its texts) and each metric too, so nothing scrolls sideways.
 
 >>> from cogeval import EvalSuite, exact_match
 >>> result = EvalSuite([{"input": "<b>2+2</b>", "expected": "4"}], lambda q: "4", metrics=[exact_match()],
@@ -29,12 +31,11 @@ from typing import Any
 
 from cogeval import _columns as col
 from cogeval._check import check_positive_int
-from cogeval._html import format_value
+from cogeval._numbers import count, dollars, number, seconds
 from cogeval._text import as_text, cut, safe_str
 from cogeval.present.run_errors import error_sections
-from cogeval.present.templating import cogeval_version, render_template
+from cogeval.present.templating import TEXT_WHOLE, Shown, cogeval_version, render_template, shown
 
-_MAX_TEXT = 4000
 _HTML_ERRORS = 20
 """Messages the page lists per kind of error (the target's, the metrics')."""
 _METRIC_COLUMNS = ["metric", "better", "mean", "p50", "p95", "min", "max", "n", "missing"]
@@ -47,7 +48,7 @@ def run_html(result: Any, *, max_cases: int = 500) -> str:
     passed = sum(a.passed for a in result.assertions)
     header = {
         "run id": result.run_id, "name": result.name or "–", "started": result.started_at or "–",
-        "duration": f"{stats.duration_s:.2f} s", "cost": cost_text(stats).removeprefix("cost "),
+        "duration": seconds(stats.duration_s), "cost": cost_text(stats).removeprefix("cost "),
         "assertions": f"{passed} of {len(result.assertions)} passed" if result.assertions else "none",
     }
     names = list(result.metric_names)  # per-case metrics; statistical ones have no score per case (see duration)
@@ -70,7 +71,7 @@ def _error_section(heading: str, frame: Any) -> dict[str, Any]:
     kind, _, counts = heading.partition(": ")
     return {
         "title": f"{kind.capitalize()} ({counts})", "metric": col.METRIC in frame.columns, "more": len(frame) - len(shown),
-        "rows": [{"metric": getattr(row, col.METRIC, None), "cases": row.cases, "error": cut(row.error, _MAX_TEXT),
+        "rows": [{"metric": getattr(row, col.METRIC, None), "cases": row.cases, "error": cut(row.error, TEXT_WHOLE),
                   "examples": " · ".join(row.examples)} for row in shown.itertuples(index=False)],
     }
 
@@ -92,37 +93,34 @@ def cost_text(stats: Any) -> str:
 
 
 def _dollars(value: float) -> str:
-    if value is None or math.isnan(value):
-        return "unknown"
-    if value >= 1:
-        return f"${value:,.2f}"
-    return f"${value:.4f}" if value == 0 or value >= 0.0001 else f"${value:.2g}"
+    return "unknown" if value is None or math.isnan(value) else dollars(value)
 
 
 def _metric_row(name: str, agg: Any, higher: bool | None) -> dict[str, str]:
-    values = {k: format_value(getattr(agg, k)) for k in ("mean", "p50", "p95", "min", "max")}
+    values = {k: number(getattr(agg, k)) for k in ("mean", "p50", "p95", "min", "max")}
     return {"metric": name, "better": "lower" if higher is False else "higher", **values,
-            "n": format_value(agg.count), "missing": format_value(agg.missing)}
+            "n": count(agg.count), "missing": count(agg.missing)}
 
 
 def _case_row(r: Any, names: list[str]) -> dict[str, Any]:
-    """One case × trial as the page's cells (text cut to :data:`_MAX_TEXT`; a missing value as ``None``)."""
+    """One case × trial as the page's cells (its texts as :class:`~cogeval.present.templating.Shown`; a missing
+    value as ``None``)."""
     case = r.case
     scores: Mapping[str, Any] = r.scores
     return {
         "key": safe_str(r.case_key), "occurrence": r.occurrence, "trial": r.trial,
-        col.INPUT: _text(case.turns if case.input is None else case.input), col.EXPECTED: _text(case.expected),
-        col.OUTPUT: _text(r.output), col.ERROR: _text(r.error),
+        col.INPUT: _shown(case.turns if case.input is None else case.input), col.EXPECTED: _shown(case.expected),
+        col.OUTPUT: _shown(r.output), col.ERROR: _shown(r.error),
         "scores": [_score(scores.get(name)) for name in names],
         col.TRACE_ID: _text(r.trace_id), "prompt_version": _prompt_version(r.prompt),
-        "duration": "–" if r.duration_s is None or math.isnan(r.duration_s) else f"{r.duration_s:.2f} s",
+        "duration": seconds(r.duration_s),
     }
 
 
 def _score(score: Any) -> dict[str, Any]:
     if score is None:
         return {"value": "–", "error": None, "tone": ""}
-    return {"value": format_value(float(score.value)), "error": _text(score.error), "tone": "bad" if score.error else ""}
+    return {"value": number(score.value), "error": _text(score.error), "tone": "bad" if score.error else ""}
 
 
 def _prompt_version(prompt: Any) -> str | None:
@@ -137,4 +135,8 @@ def _prompt_version(prompt: Any) -> str | None:
 
 
 def _text(value: Any) -> str | None:
-    return None if value is None or value == "" else cut(as_text(value), _MAX_TEXT)
+    return None if value is None or value == "" else cut(as_text(value), TEXT_WHOLE)
+
+
+def _shown(value: Any) -> Shown | None:
+    return None if value is None or value == "" else shown(value)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from cogeval._html import format_value
+from cogeval import _numbers as numbers
 from cogeval._text import escaped_line, printable
 from cogeval.compare.result import VERDICT_TONES
 from cogeval.present.comparison_rows import format_signed
@@ -29,11 +29,11 @@ def slice_rows(comparison: Any) -> list[dict[str, Any]]:
         up = comparison.metrics[r["metric"]].higher_is_better
         note = r.get("note")
         rows.append({
-            "slice": str(r["slice"]), "metric": f"{r['metric']} {'↑' if up else '↓'}", "n": str(r["n"]),
-            "base": format_value(r["base"]), "head": format_value(r["head"]),
+            "slice": str(r["slice"]), "metric": f"{r['metric']} {'↑' if up else '↓'}", "n": numbers.count(r["n"]),
+            "base": numbers.number(r["base"]), "head": numbers.number(r["head"]),
             "difference": format_signed(r["difference"]),
             "interval": f"[{format_signed(r['ci_low'])}, {format_signed(r['ci_high'])}]" if bounded else "–",
-            "p": format_value(r["p_value"]), "adjusted p": format_value(r["adjusted_p_value"]),
+            "p": numbers.p_value(r["p_value"]), "adjusted p": numbers.p_value(r["adjusted_p_value"]),
             "verdict": str(r["verdict"]), "tone": VERDICT_TONES.get(r["verdict"], "neutral"),
             "note": "" if note is None or note != note else str(note),
         })
@@ -49,7 +49,7 @@ def worse_slices(comparison: Any) -> list[str]:
     if comparison.slices is None:
         return []
     worse = comparison.slices[(comparison.slices["verdict"] == "worse") & (comparison.slices["role"] == "decides")]
-    return [f"worse in {printable(str(name))} ({int(rows['n'].max())} cases): "
+    return [f"worse in {printable(str(name))} ({numbers.count(rows['n'].max())} cases): "
             + ", ".join(f"{m} {format_signed(d)}" for m, d in zip(rows["metric"], rows["difference"], strict=True))
             for name, rows in worse.groupby("slice", sort=False)]
 
@@ -72,7 +72,7 @@ def slice_points(comparison: Any, metric: str, colours: dict[str, str], neutral:
                         line=dict(width=1.5, color=colour)),
             error_x=dict(type="data", symmetric=False, array=[high - x if bar else 0.0],
                          arrayminus=[x - low if bar else 0.0], color=colour, thickness=1.5, width=4),
-            customdata=[[escaped_line(r["slice"], 60), r["n"], r["verdict"], format_value(r["adjusted_p_value"]),
+            customdata=[[escaped_line(r["slice"], 60), numbers.count(r["n"]), r["verdict"], numbers.p_value(r["adjusted_p_value"]),
                          escaped_line(r["note"] or "", 80)]],
             hovertemplate=("<b>slice %{customdata[0]}</b> · %{customdata[2]}<br>difference %{x:+.4g}, n = "
                            "%{customdata[1]}, adjusted p %{customdata[3]}<br>%{customdata[4]}<extra></extra>"),

@@ -23,7 +23,18 @@ def down(question):
 
 
 def first_lines(result):
-    return {kind: render(result, kind).splitlines()[0] for kind in ("console", "markdown", "ci")}
+    return {kind: first_line(render(result, kind)) for kind in ("console", "markdown", "ci")}
+
+
+def first_line(text):
+    """The first line of a report, joined to the lines the console wrapped it onto (issue 25: they go on two
+    spaces in, and no line is wider than the terminal)."""
+    first, *rest = text.splitlines()
+    for line in rest:
+        if not line.startswith("  "):
+            break
+        first += " " + line[2:]
+    return first
 
 
 def test_every_case_errored_is_a_failed_run():
@@ -69,7 +80,7 @@ def test_a_judge_that_always_fails_leaves_its_metric_without_a_score(chat_server
     assert lines["ci"].startswith("::error title=cogeval run failed::FAILED: metric 'faithfulness' has no score")
     # the counts never read as a clean run: judge errors are shown next to the target's errors
     counts = "3 results, 0 errors, 0 metric errors, 3 judge errors"
-    assert render(result, "console").splitlines()[2].startswith(f"{counts} · ")
+    assert any(line.startswith(f"{counts} · ") for line in render(result, "console").splitlines())
     assert render(result, "markdown").splitlines()[4].startswith(f"{counts}, ")
     assert render(result, "ci").splitlines()[1].startswith(
         "::notice title=cogeval::3 results, 0 errors, 0 metric errors, 3 judge errors; exact_match 1; faithfulness –")
@@ -173,5 +184,7 @@ def test_long_errors_are_cut_on_one_line(kind):
     def verbose(question):
         raise RuntimeError("x" * 1000)
 
-    line = render(EvalSuite(DATA, verbose, metrics=[exact_match()], progress=False).run(), kind).splitlines()[0]
+    text = render(EvalSuite(DATA, verbose, metrics=[exact_match()], progress=False).run(), kind)
+    line = first_line(text)
     assert "FAILED" in line and line.endswith("x…") and len(line) < 300
+    assert kind != "console" or max(len(line) for line in text.splitlines()) <= 80

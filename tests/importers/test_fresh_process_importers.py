@@ -125,9 +125,9 @@ def _reads(reader: str, tool_file: ToolFile) -> list[list[Any]]:
     path, out = tool_file.path, tool_file.out
     return {
         "tool": [[tool_file.reader, path]], "read_runs": [["read_runs", path]], "detect": [["detect", path]],
-        "cli import": [["cli", "import", path, "--out", out]], "cli show": [["cli", "show", path]],
+        "cli import": [["cli", "import", path, "--out", out, "--wide"]], "cli show": [["cli", "show", path, "--wide"]],
         "cli compare": [["cli", "compare", path, path, "--format", "json"]],
-        "store": [["RunStore.list", out], ["RunStore.latest", out], ["cli", "runs", out]],  # after cli import
+        "store": [["RunStore.list", out], ["RunStore.latest", out], ["cli", "runs", out, "--wide"]],  # after cli import
     }[reader]
 
 
@@ -147,14 +147,14 @@ def _check(reader: str, answers: list[dict[str, Any]], tool_file: ToolFile) -> N
         assert value == tool_file.kind
     elif reader == "cli import":
         assert value["status"] == 0, value["err"]
-        lines = value["out"].splitlines()
+        lines = _printed(value["out"])
         assert [line.split("  ")[1:3] for line in lines] == [[run.name, f"{run.results} results"] for run in runs]
         assert len(list(tool_file.out.glob("*.json"))) == len(runs)
     elif reader in ("cli show", "cli compare") and len(runs) > 1:
         assert value["status"] == 2 and f"holds {len(runs)} runs" in value["err"] and "cogeval import" in value["err"]
     elif reader == "cli show":
         assert value["status"] == 0, value["err"]
-        lines = value["out"].splitlines()
+        lines = _printed(value["out"])
         assert lines[0].startswith("run ") and f"  name {runs[0].name}  started " in lines[0]
         assert lines[1].startswith(f"{runs[0].results} results, ") and f", {runs[0].cases} cases, " in lines[1]
     elif reader == "cli compare":
@@ -166,7 +166,7 @@ def _check(reader: str, answers: list[dict[str, Any]], tool_file: ToolFile) -> N
         listed, latest, printed = value, ok(answers[1]), ok(answers[2])
         assert sorted(cases for _, cases, _ in listed) == sorted(run.cases for run in runs)
         assert any(_matches(latest, run) for run in runs) and latest["run_id"] in {run_id for run_id, _, _ in listed}
-        assert printed["status"] == 0 and len(printed["out"].splitlines()) == 1 + len(runs)
+        assert printed["status"] == 0 and len(_printed(printed["out"])) == 1 + len(runs)
 
 
 def _needs_inspect(sources: list[str], request: pytest.FixtureRequest) -> pathlib.Path | None:
@@ -254,3 +254,8 @@ def test_a_broken_file_never_stops_the_next_in_a_fresh_process(kind, tmp_path, r
     for i, tool_file in enumerate(good, start=1):
         for j, reader in enumerate(readers):
             _check(reader, [answers[i * len(readers) + j]], tool_file)
+
+
+def _printed(out: str) -> list[str]:
+    """The lines a CLI command printed, without a table's rule under its header (one line per row at --wide)."""
+    return [line for line in out.splitlines() if line.strip() and set(line.strip()) != {"─"}]

@@ -156,7 +156,7 @@ def test_console_prints_and_writes_nothing(comparison, capsys, tmp_path, monkeyp
     assert [r[:2] for r in rows[:3]] == [["exact_match", "↑"], ["token_f1", "↑"], ["latency_s", "(s)"]]  # deciding first
     assert rows[0] == ["exact_match", "↑", "decides", "0.62", "0.74", "120", "+0.12", "[0.07,", "0.17]", "at", "95%",
                        "+0.6", "mcnemar", "0.0012", "0.0036", "better", "0.061", "150"]
-    assert rows[2][3] == "informs" and rows[2][-3:] == ["inconclusive", "0.05", "2400"]
+    assert rows[2][3] == "informs" and rows[2][-3:] == ["inconclusive", "0.05", "2,400"]
     assert "token_f1 — better by more than 0.02" in lines
     assert ("latency_s — inconclusive: not significant with 120 cases; about 2400 cases would detect "
             "a difference this large") in lines
@@ -174,7 +174,7 @@ def test_console_fits_the_terminal_and_keeps_each_metrics_difference_p_and_verdi
     assert max(len(line) for line in lines) <= columns
     assert lines[0] == lines[-1] == HEADLINE  # the verdict first and last
     header = next(line for line in lines if "difference [CI]" in line).split()
-    expected = {80: ["metric", "difference", "[CI]", "p", "verdict"],
+    expected = {80: ["metric", "difference", "[CI]", "p", "adj.", "p", "verdict"],  # issue 25: two-cell gaps
                 120: ["metric", "role", "base", "head", "difference", "[CI]", "p", "adj.", "p", "verdict"]}
     assert header == expected[columns]
     rows = {line.split()[0]: line.strip() for line in lines
@@ -219,7 +219,7 @@ def test_markdown_shows_verdict_runs_metrics_and_counts(comparison):
         "| token\\_f1 ↑ | decides | 0.7012 | 0.8012 | 120 | +0.09997 | \\[0.04997, 0.15\\] at 97.5% | +0.4998 | t "
         "| 3.2e-06 | 9.6e-06 | 🟢 better | 0.03 | 40 |",
         "| latency\\_s (s) ↓ | informs | 0.91 | 0.93 | 120 | +0.02 | \\[-0.03, 0.07\\] at 95% | +0.1 | wilcoxon | 0.41 "
-        "| 0.41 | ⚪ inconclusive | 0.05 | 2400 |",
+        "| 0.41 | ⚪ inconclusive | 0.05 | 2,400 |",
     ]
     notes = lines[lines.index(rows[-1]) + 2:lines.index(rows[-1]) + 4]
     assert notes == [
@@ -350,15 +350,15 @@ def test_html_shows_verdict_table_colours_and_collapsible_changes(comparison):
     assert ('<p class="facts">Verdict <span class="badge good">better</span> · 2 metrics decide, 1 informs · '
             '<b>120</b> matched cases') in page
     head = re.search(r"<thead>(.*?)</thead>", page).group(1)
-    assert re.findall(r"<th[^>]*>([^<]*)</th>", head) == ["metric", "role", "base", "head", "n", "difference", "interval",
-                                                           "effect size", "test", "p", "adjusted p", "verdict", "mde",
-                                                           "n needed"]
+    assert re.findall(r"<th[^>]*>([^<]*)</th>", head) == ["metric", "verdict", "role", "base", "head", "n", "difference",
+                                                           "interval", "effect size", "test", "p", "adjusted p", "mde",
+                                                           "n needed"]  # the verdict next to the metric: both stay in sight
     rows = re.findall(r'<tr class="([^"]*)">\s*<td class="t">([^<]*)</td>', page)
     assert rows == [("good decides", "exact_match ↑"), ("good decides", "token_f1 ↑"),
                     ("neutral informs first-informing", "latency_s (s) ↓")]
     assert page.count('<span class="badge good">better</span>') == 3  # facts line + two rows
     assert '<span class="badge neutral">inconclusive</span>' in page
-    assert '<td class="interval">[0.04997,\u00a00.15] at 97.5%</td>' in page  # wraps only before "at"
+    assert '<td data-label="interval" class="interval">[0.04997,\u00a00.15] at 97.5%</td>' in page  # wraps only before "at"
     assert ("<li><b>latency_s</b> — inconclusive: not significant with 120 cases; about 2400 cases would detect "
             "a difference this large</li>") in page
     assert "winner" not in page.lower()

@@ -43,7 +43,8 @@ def test_console_report_shows_the_name_with_its_escapes_and_reads_no_markup(resu
     text = render(result, "console")
     assert text.splitlines()[0] == f"{SHOWN} · run {result.run_id}" and text.splitlines()[1].startswith("2 results")
     assert f"FAIL  {SHOWN}: exact_match mean 0.5 < 0.9" in text
-    assert "│ \\::warning::m @bob │" not in text and "│ ::warning::m @bob │" in text  # not at a line start: kept
+    # issue 25: the metric's name starts its table row (no border before it), so its "::" is defused
+    assert next(line for line in text.splitlines() if "::warning::m @bob" in line).startswith("\\::warning::m @bob  ")
     inert_for_a_terminal(text)
 
 
@@ -103,7 +104,7 @@ class Renamed:
 @pytest.mark.parametrize("run_id", ["20261022T101530123Z-1a2b3c4d\n", "../../etc/x"])
 def test_the_run_id_is_checked_before_it_names_a_file(result, run_id, tmp_path):
     with pytest.raises(InputError, match=r"^run_id must look like '20261022T101530123Z-1a2b3c4d'"):
-        write_reports(Renamed(result, run_id), ["json", "markdown"], tmp_path / "out")
+        write_reports(Renamed(result, run_id), ["json", "markdown"], f"{tmp_path / 'out'}/")  # a folder: ends in "/"
     assert not (tmp_path / "out").exists()
 
 

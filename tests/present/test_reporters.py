@@ -26,8 +26,9 @@ def test_console_prints_metrics_and_assertions(result, capsys, monkeypatch):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == f"demo · run {result.run_id}" and lines[1].startswith("2 results, 0 errors, 0 metric errors · ")
     # scores 0 and 1: mean 0.5, p95 = 0 + 0.95 · (1 - 0) = 0.95 (R: quantile(c(0, 1), .95))
-    assert [cell.strip() for cell in lines[5].strip("│").split("│")] == [  # after the two header lines and the table head
-        "exact_match", "higher", "0.5", "0.5", "0.95", "0", "1", "2", "0"]
+    # issue 25: after the two header lines, a blank line, the table's head and its rule
+    assert lines[3].split() == ["metric", "better", "mean", "p50", "p95", "min", "max", "n", "missing"]
+    assert lines[5].split() == ["exact_match", "higher", "0.5", "0.5", "0.95", "0", "1", "2", "0"]
     assert lines[-1] == "FAIL  threshold(exact_match, 0.9): exact_match mean 0.5 < 0.9 (must be >= 0.9; higher is better)"
 
 
@@ -92,7 +93,7 @@ def test_ci_report_annotates_failures(result):
 
 
 def test_several_kinds_go_into_a_folder(result, tmp_path):
-    paths = result.report(["json", "csv", "markdown"], path=tmp_path / "out")
+    paths = result.report(["json", "csv", "markdown"], path=f"{tmp_path / 'out'}/")  # a folder: ends in "/"
     assert [p.rsplit("/", 1)[1] for p in paths] == [f"{result.run_id}.json", f"{result.run_id}.csv", f"{result.run_id}.md"]
 
 

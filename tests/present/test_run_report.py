@@ -76,7 +76,8 @@ def test_html_report_names_its_file_and_limits_its_rows(base, tmp_path):
 def test_cost_is_in_every_summary_and_unknown_is_never_zero(base):
     assert cost_text(base.stats) == "cost $0.0100"
     header = " ".join(render(base, "console").splitlines()[:2])  # the long name wraps the header at 110 columns
-    assert re.search(r"5 results, 1 errors, 0 metric errors · +\d+\.\d\d s · cost \$0\.0100$", header)
+    # issue 25: the duration to 4 significant digits (cogeval._numbers.seconds)
+    assert re.search(r"5 results, 1 errors, 0 metric errors · \d\.?\d*(e-\d+)? s · cost \$0\.0100$", header)
     assert render(base, "markdown").splitlines()[2].endswith(" s, cost $0.0100.")
     assert "::notice title=cogeval cost::cost $0.0100" in render(base, "ci").splitlines()
     # with a judge its cost follows; a cost nobody reported reads "unknown"
@@ -92,7 +93,8 @@ def test_comparison_html_and_case_explorer_show_trace_ids_and_prompt_versions(ba
         "1-trace-1", "2-trace-1", 1, 2)
     page = comparison_html(comparison)
     assert '<th class="t">trace</th><th class="t">prompt</th>' in page
-    assert '<td class="t key">1-trace-1 → 2-trace-1</td><td class="t key">1 → 2</td>' in page
+    assert ('<td data-label="trace" class="t key">1-trace-1 → 2-trace-1</td>'
+            '<td data-label="prompt" class="t key">1 → 2</td>') in page
     explorer = case_explorer(comparison, base, head)
     position = int(changes.index[changes["case_key"] == base.results[1].case_key][0])
     detail = explorer.case_html(position)

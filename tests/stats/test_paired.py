@@ -289,7 +289,7 @@ def test_mcnemar_frame_and_html():
                                       pytest.approx(63**2 / 236), True, False]
     html = r._repr_html_()
     assert "<caption>McNemarResult</caption>" in html
-    assert "<tr><th>statistic</th><td>16.82</td></tr><tr><th>p_value</th><td>4.115e-05</td></tr>" in html
+    assert "<tr><th>statistic</th><td>16.82</td></tr><tr><th>p_value</th><td>4.1e-05</td></tr>" in html  # p: 2 digits
 
 
 # --- wilcoxon_test ----------------------------------------------------------
