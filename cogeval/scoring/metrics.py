@@ -132,7 +132,7 @@ def regex(pattern: str, flags: int = 0) -> Metric:
     """1 when ``pattern`` is found in the output (``re.search`` with ``flags``), else 0.
 
     The pattern is compiled here, so a bad one fails at once. The search is the
-    `regex <https://pypi.org/project/regex/>`_ library's (in its ``re``-compatible
+    ``regex`` library's (in its ``re``-compatible
     mode), which lets other threads run meanwhile and gives up after
     :data:`REGEX_TIMEOUT_S` seconds: a pattern that backtracks without end on some
     answer scores an error on that case instead of hanging the run.
