@@ -32,6 +32,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from cogeval._numbers import number
 from cogeval._text import printable, terminal_text, with_unit
 
 EXIT_REGRESSION = 1
@@ -123,7 +124,7 @@ def _demo(args: argparse.Namespace) -> int:
         )
         result = suite.run()
         path = store.save(result)
-        print(f"  {name}: exact_match {result.aggregated['exact_match'].mean:.3f}, saved {path}")
+        print(f"  {name}: exact_match {number(result.aggregated['exact_match'].mean)}, saved {path}")
         runs.append(result)
     comparison = compare_runs(runs[0], runs[1], seed=args.seed, by="topic")
     from cogeval.present.comparison_report import print_console

@@ -366,9 +366,9 @@ def verdict_note(m: MetricComparison) -> str:
         return f"inconclusive: {undefined_test_note(m.difference)}"
     if m.significant:
         return f"inconclusive: significant, but not beyond the margin {format_value(m.margin)}"
-    need = (f"about {m.n_needed} cases would detect {'the margin' if m.margin else 'a difference this large'}"
+    need = (f"about {numbers.count(m.n_needed)} cases would detect {'the margin' if m.margin else 'a difference this large'}"
             if m.n_needed is not None else "no sample size would settle it from these data")
-    return f"inconclusive: not significant with {m.n} cases; {need}"
+    return f"inconclusive: not significant with {numbers.count(m.n)} cases; {need}"
 
 
 def headline(comparison: RunComparison) -> str:

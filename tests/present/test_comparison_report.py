@@ -158,7 +158,7 @@ def test_console_prints_and_writes_nothing(comparison, capsys, tmp_path, monkeyp
                        "+0.6", "mcnemar", "0.0012", "0.0036", "better", "0.061", "150"]
     assert rows[2][3] == "informs" and rows[2][-3:] == ["inconclusive", "0.05", "2,400"]
     assert "token_f1 — better by more than 0.02" in lines
-    assert ("latency_s — inconclusive: not significant with 120 cases; about 2400 cases would detect "
+    assert ("latency_s — inconclusive: not significant with 120 cases; about 2,400 cases would detect "
             "a difference this large") in lines
     assert "… and 55 more improved cases" in out
     assert "warning: 3 cases only in head" in out
@@ -224,7 +224,7 @@ def test_markdown_shows_verdict_runs_metrics_and_counts(comparison):
     notes = lines[lines.index(rows[-1]) + 2:lines.index(rows[-1]) + 4]
     assert notes == [
         "- **token\\_f1** — better by more than 0.02",
-        "- **latency\\_s** — inconclusive: not significant with 120 cases; about 2400 cases would detect a "
+        "- **latency\\_s** — inconclusive: not significant with 120 cases; about 2,400 cases would detect a "
         "difference this large",
     ]
     assert "winner" not in text.lower()
@@ -359,7 +359,7 @@ def test_html_shows_verdict_table_colours_and_collapsible_changes(comparison):
     assert page.count('<span class="badge good">better</span>') == 3  # facts line + two rows
     assert '<span class="badge neutral">inconclusive</span>' in page
     assert '<td data-label="interval" class="interval">[0.04997,\u00a00.15] at 97.5%</td>' in page  # wraps only before "at"
-    assert ("<li><b>latency_s</b> — inconclusive: not significant with 120 cases; about 2400 cases would detect "
+    assert ("<li><b>latency_s</b> — inconclusive: not significant with 120 cases; about 2,400 cases would detect "
             "a difference this large</li>") in page
     assert "winner" not in page.lower()
     assert page.count("<details") == 3  # regressed: exact_match, latency_s; improved: exact_match
