@@ -156,9 +156,10 @@ def _compare(args: argparse.Namespace) -> int:
         }
         text = json_text(document, indent=2)
         if args.out:
-            from cogeval._files import write_text_atomic
+            from cogeval._files import report_paths, write_text_atomic
 
-            _say(write_text_atomic(pathlib.Path(args.out).with_suffix(".json"), text + "\n"))
+            [target] = report_paths(args.out, [".json"], default_name="eval-comparison", known=[".md", ".html"])
+            _say(write_text_atomic(target, text + "\n"))
         else:
             _say(text)
     else:
@@ -368,7 +369,8 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--wide", action="store_true",
                          help="console: no width limit: every column of the metric table (effect size, test, mde, "
                               "n needed), no line wrapped")
-    compare.add_argument("--out", help="report path without extension (default: eval-comparison)")
+    compare.add_argument("--out", help="report path: its suffix is the format's (.md, .html, .json), a folder "
+                                       "(ending in /) gets eval-comparison.<suffix> (default: eval-comparison)")
     compare.add_argument("--alpha", type=float, default=0.05, help="significance level (default: 0.05)")
     compare.add_argument("--seed", type=int, default=0, help="seed recorded with the comparison (default: 0)")
     compare.add_argument("--test", choices=["t", "wilcoxon"], default="t", help="test for non-binary metrics")

@@ -146,7 +146,10 @@ def test_comparison_shows_wins_and_regressions_at_a_glance():
     exact, latency, quality = (next(r for r in rows if f">{name}" in r) for name in ("exact_match ↑", "latency ↓", "quality ↑"))
     assert '<span class="b good">better</span>' in exact and '<span class="b bad">worse</span>' in latency
     assert '<span class="b neutral">inconclusive</span>' in quality
-    assert '<td class="s">[0.3041, 0.8487] at 97.5%</td>' in exact and '<td class="s">decides</td>' in exact
+    assert '<td class="s">[0.3041, 0.8487] at 97.5%</td>' in exact and '<td class="s">16 / 1</td>' in exact
+    deciding = html.split("<caption>Deciding metrics")[1].split("</table>")[0]  # one table per role
+    assert all(f">{name}" in deciding for name in ("exact_match ↑", "latency ↓", "quality ↑"))
+    assert "Informing metrics" not in html
     assert "<caption>Regressed cases × deciding metrics: 32, largest first (all in .changes)</caption>" in html
     assert "27 more rows" in html  # compact: the five largest are shown
     assert '<td class="s">latency</td><td class="s">question' in html

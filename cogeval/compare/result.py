@@ -264,14 +264,11 @@ class RunComparison:
 
     @safe_html
     def _repr_html_(self) -> str:
-        rows = [
-            {col.METRIC: f"{name} {'↑' if m.higher_is_better else '↓'}", "role": m.role, col.BASE: m.base,
-             col.HEAD: m.head, col.DIFFERENCE: m.difference, "interval": interval_text(m), "effect size": m.effect_size,
-             col.TEST: m.test, col.N: m.n, "p": m.p_value, "adjusted p": m.adjusted_p_value,
-             "verdict": _VERDICT_BADGES[m.verdict], "mde": m.mde, "n needed": m.n_needed,
-             "improved": m.n_improved, "regressed": m.n_regressed}
-            for name, m in self.metrics.items()
-        ]
+        rows = {role: [
+            {col.METRIC: f"{name} {'↑' if m.higher_is_better else '↓'}", "verdict": _VERDICT_BADGES[m.verdict],
+             col.DIFFERENCE: m.difference, "interval": interval_text(m), "adjusted p": m.adjusted_p_value,
+             col.BASE: m.base, col.HEAD: m.head, col.N: m.n, "improved / regressed": f"{m.n_improved} / {m.n_regressed}"}
+            for name, m in self.metrics.items() if m.role == role] for role in _REPR_CAPTIONS}
         lead = (
             f'<div class="cogeval">{_VERDICT_BADGES[self.verdict]} {escape(headline(self))} · '
             f"{escape(self.head.name or self.head.run_id)} (head) vs {escape(self.base.name or self.base.run_id)} (base) · "
@@ -279,11 +276,8 @@ class RunComparison:
             + (f" · {escape(errored_text(self))}" if errored_text(self) else "")
             + f"<br>changed: {escape(changed_text(self))}</div>"
         )
-        table = html_table(
-            rows, [col.METRIC, "role", col.BASE, col.HEAD, col.DIFFERENCE, "interval", "effect size", col.TEST, col.N,
-                   "p", "adjusted p", "verdict", "mde", "n needed", "improved", "regressed"],
-            raw_columns=["verdict"],
-        )
+        table = "".join(html_table(rows[role], _REPR_COLUMNS, raw_columns=["verdict"], caption=caption)
+                        for role, caption in _REPR_CAPTIONS.items() if rows[role])
         notes = "".join(f"<li>{w}</li>" for w in map(escape, self.warnings))
         regressed = self.changes[(self.changes[col.DIRECTION] == "regressed")
                                  & self.changes[col.METRIC].isin(self.decide_on)]
@@ -391,6 +385,14 @@ def headline(comparison: RunComparison) -> str:
     hint = f"; about {min(needed)} cases would settle the closest one" if needed else ""
     return f"inconclusive: no deciding metric is shown better, worse or equivalent{hint} {where}"
 
+
+_REPR_COLUMNS = [col.METRIC, "verdict", col.DIFFERENCE, "interval", "adjusted p", col.BASE, col.HEAD, col.N,
+                 "improved / regressed"]
+"""The notebook tables' columns: what a verdict rests on, next to the metric's name; they fit an 860 px output area."""
+_REPR_CAPTIONS = {
+    "decides": "Deciding metrics (each one's test, raw p, effect size, mde and n needed: .to_frame())",
+    "informs": "Informing metrics (not in the verdict)",
+}
 
 VERDICT_TONES = {"better": "good", "worse": "bad", "equivalent": "neutral", "inconclusive": "neutral", "mixed": "bad"}
 """The colour of each verdict word in every report."""

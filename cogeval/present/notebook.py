@@ -39,7 +39,7 @@ import tempfile
 from typing import Any
 
 from cogeval._check import check_path, describe
-from cogeval._files import write_text_atomic
+from cogeval._files import report_paths, write_text_atomic
 from cogeval._numbers import seconds
 from cogeval.errors import ExecutionError, InputError
 
@@ -109,8 +109,9 @@ def export_html(
 ) -> pathlib.Path:
     """Execute ``notebook`` and write it as one self-contained, offline HTML file; returns its path.
 
-    ``out`` defaults to the notebook's path with ``.html``; a folder (existing,
-    or a path ending in ``/``) receives ``<notebook name>.html``. The notebook
+    ``out`` defaults to the notebook's path with ``.html``; as for every report
+    (:func:`~cogeval._files.report_paths`), an ``out`` without ``.html`` gets it and a
+    folder (existing, or a path ending in ``/``) receives ``<notebook name>.html``. The notebook
     runs as :func:`execute_notebook` runs it; the ``.ipynb`` file is not
     changed. The write is atomic: a failed export leaves any previous file as it was.
 
@@ -119,9 +120,9 @@ def export_html(
     when a cell fails, times out or the kernel dies (the message names the cell).
     """
     source = check_path("notebook", notebook)
-    target = check_path("out", out) if out is not None else source.with_suffix(".html")
-    if target.is_dir() or str(out).endswith(("/", os.sep)):
-        target = target / (source.stem + ".html")
+    if out is not None:
+        check_path("out", out)
+    [target] = report_paths(source.with_suffix(".html") if out is None else out, [".html"], default_name=source.stem)
     nb = execute_notebook(source, timeout=timeout, kernel_name=kernel_name)
     return write_text_atomic(target, notebook_html(nb, name=source.stem))
 

@@ -4,7 +4,9 @@ The notebook opens a store of three runs of one app (all named "assistant",
 told apart by their ``version``), runs, and shows the explorer. The test reads
 the dropdown labels, checks that no number in the comparison table wraps and
 that the explorer fits a 900 px notebook column, then picks another head run
-as a person would and waits for the table to change. Nothing leaves the
+as a person would and waits for the table to change. A comparison displayed
+in the next cell fits the column without scrolling sideways, its verdict next
+to the metric's name. Nothing leaves the
 machine: every request to anything but the lab server is aborted and listed.
 """
 
@@ -26,7 +28,9 @@ from tests.browser.conftest import ARTIFACTS
 
 NOTEBOOK = {
     "cells": [{"cell_type": "code", "id": "explorer", "execution_count": None, "metadata": {}, "outputs": [],
-               "source": "import cogeval\nexplorer = cogeval.run_explorer('runs')\nexplorer"}],
+               "source": "import cogeval\nexplorer = cogeval.run_explorer('runs')\nexplorer"},
+              {"cell_type": "code", "id": "comparison", "execution_count": None, "metadata": {}, "outputs": [],
+               "source": "base, head = cogeval.RunStore('runs').runs()[:2]\ncogeval.compare_runs(base, head)"}],
     "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
     "nbformat": 4, "nbformat_minor": 5,
 }
@@ -122,6 +126,14 @@ def test_run_explorer_in_jupyterlab(chromium, lab):
         column = page.locator(".jp-Cell-outputArea").first.bounding_box()
         explorer = page.locator(".widget-vbox").first.bounding_box()
         assert column and explorer and column["width"] <= 960 and explorer["width"] <= column["width"] + 1
+
+        comparison = page.locator(".jp-Cell").nth(1).locator(".cogeval table").first
+        comparison.wait_for(timeout=120_000)
+        assert comparison.locator("th").all_inner_texts()[:2] == ["metric", "verdict"]
+        sideways = page.evaluate("""() => [...document.querySelectorAll('.jp-Cell')[1].querySelectorAll('.cogeval')]
+            .filter(div => div.scrollWidth > div.clientWidth + 1).map(div => [div.scrollWidth, div.clientWidth,
+            [...div.querySelectorAll('th')].map(th => th.innerText + ':' + th.offsetWidth)])""")
+        assert sideways == [], "the comparison's notebook table scrolls sideways"
 
         head.select_option(index=2)  # v1 instead of v3
         page.wait_for_function("before => { const t = document.querySelector('.cogeval table');"

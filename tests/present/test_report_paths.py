@@ -96,3 +96,29 @@ def test_the_commands_outputs_are_git_ignored():
     done = subprocess.run(["git", "check-ignore", "--no-index", *outputs], cwd=ROOT, capture_output=True, text=True,
                           check=False)
     assert done.stdout.splitlines() == outputs, done.stderr
+
+
+@pytest.mark.parametrize(("out", "written"), [
+    ("report", "report.json"), ("report.json", "report.json"), ("report.md", "report.json"),
+    ("nightly.v1.2", "nightly.v1.2.json"), ("reports/", "reports/eval-comparison.json"),
+])
+def test_compare_s_json_follows_the_rule(result, tmp_path, capsys, out, written):
+    from cogeval.cli import main
+
+    run = result.run.save(tmp_path / "run.json")
+    assert main(["compare", str(run), str(run), "--format", "json", "--out", f"{tmp_path}/{out}"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == str(tmp_path / written)
+    assert (tmp_path / written).read_text(encoding="utf-8").startswith("{")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("out", "written"), [("page", "page.html"), ("page.html", "page.html"), ("pages/", "pages/nb.html")])
+def test_export_html_follows_the_rule(tmp_path, out, written):
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    from cogeval.present.notebook import export_html
+
+    nbformat.write(new_notebook(cells=[new_code_cell("print(6 * 7)")]), tmp_path / "nb.ipynb")
+    assert export_html(tmp_path / "nb.ipynb", f"{tmp_path}/{out}") == tmp_path / written
+    assert "<pre>42\n</pre>" in (tmp_path / written).read_text(encoding="utf-8")
