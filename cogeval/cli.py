@@ -124,7 +124,7 @@ def _demo(args: argparse.Namespace) -> int:
         )
         result = suite.run()
         path = store.save(result)
-        print(f"  {name}: exact_match {number(result.aggregated['exact_match'].mean)}, saved {path}")
+        print(f"  {name}: exact_match {number(result.aggregated['exact_match'].mean)}\n    saved {path}")  # 80 columns
         runs.append(result)
     comparison = compare_runs(runs[0], runs[1], seed=args.seed, by="topic")
     from cogeval.present.comparison_report import print_console

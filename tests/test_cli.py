@@ -75,9 +75,12 @@ def test_bad_input_is_one_line_on_stderr_and_status_2(tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_demo_writes_runs_and_reports(tmp_path, capsys):
+def test_demo_writes_runs_and_reports(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
     assert main(["demo", "--out", str(tmp_path / "demo"), "--quiet"]) == 0
     out = capsys.readouterr().out
+    # 80 columns but for the paths (a user's folder can be as long as it likes)
+    assert [line for line in out.splitlines() if len(line.replace(str(tmp_path), "/tmp")) > 80] == []
     assert len(list((tmp_path / "demo" / "runs").glob("*.json"))) == 2
     html = (tmp_path / "demo" / "comparison.html").read_text()
     assert "assistant-v2" in html and "exact_match" in html
