@@ -8,6 +8,7 @@ from cogeval.stats.agreement import cohen_kappa
 from cogeval.stats.describe import Aggregate, aggregate, mean, median, percentile, std_dev
 from cogeval.stats.effect import cohens_d
 from cogeval.stats.equivalence import EquivalenceResult, equivalence_test
+from cogeval.stats.group_sequential import GroupSequentialDesign, group_sequential_design
 from cogeval.stats.intervals import bootstrap_ci, wilson_interval
 from cogeval.stats.inversion import holm_levels, mcnemar_interval, paired_proportion_interval, wilcoxon_interval
 from cogeval.stats.multitest import adjust_p_values
@@ -29,6 +30,7 @@ __all__ = [
     "Aggregate",
     "ConfidenceSequence",
     "EquivalenceResult",
+    "GroupSequentialDesign",
     "Interval",
     "McNemarResult",
     "PPIResult",
@@ -44,6 +46,7 @@ __all__ = [
     "confidence_sequence",
     "confidence_sequence_halfwidth",
     "equivalence_test",
+    "group_sequential_design",
     "holm_levels",
     "mcnemar_interval",
     "mcnemars_test",
