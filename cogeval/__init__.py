@@ -23,6 +23,7 @@ if typing.TYPE_CHECKING:  # loaded on first use by __getattr__ below; type check
     from cogeval.compare.comparison import ComparisonResult, EvalComparison
     from cogeval.compare.frames import compare_frames
     from cogeval.compare.leaderboard import Leaderboard
+    from cogeval.compare.noise import NoiseReport, noise_report
     from cogeval.compare.result import MetricComparison, RunComparison
     from cogeval.compare.runs import compare_runs
     from cogeval.compare.sequential import SequentialComparison, compare_sequential
@@ -30,6 +31,8 @@ if typing.TYPE_CHECKING:  # loaded on first use by __getattr__ below; type check
     from cogeval.compare.variants import Variants, arun_variants, run_variants
     from cogeval.data import Case, Dataset, EvalRun, canonical_json, load_run
     from cogeval.evaluate.builder import EvalBuilder
+    from cogeval.evaluate.merge import merge_runs
+    from cogeval.evaluate.ray_runner import run_on_ray
     from cogeval.evaluate.rescore import arescore, rescore
     from cogeval.evaluate.result import CaseResult, EvalSuiteResult, RunStats
     from cogeval.evaluate.suite import EvalSuite
@@ -129,6 +132,7 @@ __all__ = [
     "McNemarResult",
     "Metric",
     "MetricComparison",
+    "NoiseReport",
     "PPIResult",
     "PairwiseResult",
     "RunComparison",
@@ -186,8 +190,10 @@ __all__ = [
     "mcnemars_test",
     "mean",
     "median",
+    "merge_runs",
     "metric",
     "no_regression",
+    "noise_report",
     "numeric_match",
     "paired_t_test",
     "pairwise_judge",
@@ -196,6 +202,7 @@ __all__ = [
     "plot_changes",
     "plot_comparison",
     "plot_history",
+    "plot_noise",
     "plot_scores",
     "plot_sequential",
     "ppi_difference",
@@ -205,6 +212,7 @@ __all__ = [
     "report_comparison",
     "rescore",
     "run_explorer",
+    "run_on_ray",
     "run_pairwise",
     "run_variants",
     "std_dev",
@@ -217,20 +225,21 @@ __all__ = [
 
 _PRESENT = frozenset({
     "case_explorer", "comparison_html", "comparison_markdown", "export_html", "plot_changes", "plot_comparison",
-    "plot_history", "plot_scores", "plot_sequential", "report_comparison", "run_explorer",
+    "plot_history", "plot_noise", "plot_scores", "plot_sequential", "report_comparison", "run_explorer",
 })
 """Presentation functions re-exported here, loaded from ``cogeval.present`` on first use."""
 
 
 _LAZY_NAMES = {
     "compare": (
-        "ComparisonResult EvalComparison Leaderboard MetricComparison RunComparison RunStore SequentialComparison "
-        "Variants arun_variants compare_frames compare_runs compare_sequential label_sample ppi_difference run_variants"
+        "ComparisonResult EvalComparison Leaderboard MetricComparison NoiseReport RunComparison RunStore "
+        "SequentialComparison Variants arun_variants compare_frames compare_runs compare_sequential label_sample "
+        "noise_report ppi_difference run_variants"
     ),
     "data": "Case Dataset EvalRun canonical_json load_run",
     "evaluate": (
         "CaseResult EvalBuilder EvalSuite EvalSuiteResult EvalTool RunStats arescore create_run_eval_tool "
-        "eval_tools rescore"
+        "eval_tools merge_runs rescore run_on_ray"
     ),
     "execution": "ChatTarget RunInterrupted TargetResponse",
     "pairwise": (

@@ -16,7 +16,7 @@ import graph has no edge into present (a guard test checks both).
 >>> presenter("no_such_thing")
 Traceback (most recent call last):
 ...
-cogeval.errors.InputError: the presentation layer 'cogeval.present' has no 'no_such_thing'; it has case_explorer, comparison_html, comparison_markdown, execute_notebook, export_html, figure_mimebundle, labelling, notebook_html, plot_changes, plot_comparison, plot_history, plot_scores, plot_sequential, report_comparison, run_explorer, write_reports
+cogeval.errors.InputError: the presentation layer 'cogeval.present' has no 'no_such_thing'; it has case_explorer, comparison_html, comparison_markdown, execute_notebook, export_html, figure_mimebundle, labelling, notebook_html, plot_changes, plot_comparison, plot_history, plot_noise, plot_scores, plot_sequential, report_comparison, run_explorer, write_reports
 """
 
 from __future__ import annotations

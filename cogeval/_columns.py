@@ -69,3 +69,8 @@ COMPARISON_COLUMNS = (
     P_VALUE, ADJUSTED_P_VALUE, SIGNIFICANT, WINNER,
 )
 CHANGES_COLUMNS = (CASE_KEY, INPUT, METRIC, BASE, HEAD, DELTA, DIRECTION)
+NOISE_COLUMNS = ("metric", "runs", "cases", "mean", "run_sd", "case_sd", "flip_rate", "icc", "aa_pairs", "aa_decided",
+                 "suggested_margin")
+"""The noise report of reruns (``noise_report(...).to_frame()``): one row per metric."""
+NOISE_CASES_COLUMNS = (CASE_KEY, OCCURRENCE, INPUT, METRIC, "mean", "sd", "flip_rate")
+"""The noise report's ``cases`` table: one row per case × metric, over the reruns."""

@@ -1,4 +1,4 @@
-"""The ``cogeval`` command: ``demo``, ``compare``, ``runs``, ``show`` and ``report``.
+"""The ``cogeval`` command: ``demo``, ``compare``, ``runs``, ``show``, ``merge`` and ``report``.
 
 Errors in what the user gave (a missing file or folder, a file that is not a
 run, a broken run, a bad option) print one line on stderr (``cogeval: error:
@@ -333,6 +333,18 @@ def _metadata_line(metadata: dict[str, Any], width: int | None) -> str:
     return head + " · ".join([*shown, more] if rest else shown)
 
 
+def _merge(args: argparse.Namespace) -> int:
+    from cogeval import RunStore, load_run
+    from cogeval._numbers import count
+    from cogeval.evaluate.merge import merge_runs
+
+    merged = merge_runs([load_run(_existing(file)) for file in args.shards])
+    path = RunStore(args.out).save(merged)
+    _say(f"merged {count(len(args.shards))} shards ({count(merged.dataset.cases)} cases, "
+         f"{count(len(merged.results))} results) into run {merged.run_id} → {printable(str(path))}")
+    return 0
+
+
 def _report(args: argparse.Namespace) -> int:
     from cogeval.errors import CogevalError
     from cogeval.present.notebook import export_html
@@ -405,6 +417,12 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("--wide", action="store_true",
                       help="no width limit: the whole metadata as JSON, every column of the metric table")
     show.set_defaults(handler=_show)
+
+    merge = commands.add_parser("merge", help="merge the shard runs of one suite run (suite.run(shard=(i, n))) "
+                                              "into one run file")
+    merge.add_argument("shards", nargs="+", metavar="SHARD_FILE", help="the run file of each shard, every shard once")
+    merge.add_argument("--out", default="runs", help="the store folder the merged run goes in (default: runs)")
+    merge.set_defaults(handler=_merge)
 
     report = commands.add_parser("report", help="execute a notebook and write it as one self-contained, offline HTML file")
     report.add_argument("notebook", help="the .ipynb file; it runs in its own folder")

@@ -33,7 +33,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from cogeval.present.notebook import execute_notebook, export_html
 
 NOTEBOOKS = pathlib.Path(__file__).resolve().parents[1] / "notebooks"
-EXAMPLES = ["quickstart", "compare-runs", "reanalyse-a-csv", "reanalyse-other-tools", "spend-less"]
+EXAMPLES = ["quickstart", "compare-runs", "reanalyse-a-csv", "reanalyse-other-tools", "spend-less", "noise"]
 PLANTED = '<script>window.__pwned = 1</script><img src="x" onerror="window.__pwned = 2">'
 
 

@@ -107,4 +107,4 @@ def test_an_index_of_the_previous_version_is_not_trusted(run_file, tmp_path):
     entry["summary"]["metrics"]["exact_match"] = 0.9  # what version 1 cached: the stored aggregate
     index.write_text(json.dumps({**document, "version": 1}))
     assert RunStore(target.parent).list()[0]["metrics"]["exact_match"] == pytest.approx(0.3)
-    assert json.loads(index.read_text())["version"] == 2
+    assert json.loads(index.read_text())["version"] == 3

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pandas as pd
 import pytest
 from present_runs import SCRIPT, make_run
 
@@ -74,6 +75,12 @@ def pairwise() -> PairwiseResult:
                         names=(SCRIPT, "b"))
 
 
+def noise_of_two() -> cogeval.NoiseReport:
+    runs = [EvalRun.from_frame(pd.DataFrame({"input": ["a", "b", "c"], SCRIPT: [1.0, 0.0, x]}), run_id=f"20260101T00000{x}000Z-0000000{x}")
+            for x in (0, 1)]
+    return cogeval.noise_report(runs)
+
+
 # name → (build(tmp_path), whether SCRIPT is planted in its text, an attribute whose failure must not escape)
 RESULTS = {
     Dataset: (lambda tmp: Dataset([Case(SCRIPT, expected=SCRIPT)], name=SCRIPT), True, "fingerprint"),
@@ -101,6 +108,7 @@ RESULTS = {
     WinRate: (lambda tmp: two_humans().win_rate("longer"), False, "to_dict"),
     Flips: (lambda tmp: Flips(2, 1, 0.5, 1, 0, 1.0, ("t",)), False, "to_dict"),
     Agreement: (lambda tmp: two_humans().agreement("longer", "shorter"), False, "to_dict"),
+    cogeval.NoiseReport: (lambda tmp: noise_of_two(), True, "run_ids"),
 }
 TYPES = list(RESULTS)
 

@@ -12,6 +12,7 @@ from cogeval.compare.comparison import ComparisonResult, EvalComparison
 from cogeval.compare.engine import CHANGES_COLUMNS, TESTS, compare_scores
 from cogeval.compare.frames import compare_frames
 from cogeval.compare.leaderboard import LEADERBOARD_COLUMNS, Leaderboard
+from cogeval.compare.noise import NoiseReport, noise_report
 from cogeval.compare.paired import TOLERANCE, agreeing_interval, inverted_interval, paired_test
 from cogeval.compare.pairing import trial_means
 from cogeval.compare.result import COLUMNS, MetricComparison, RunComparison, RunInfo
@@ -35,6 +36,7 @@ __all__ = [
     "Leaderboard",
     "MetricComparison",
     "MetricSummary",
+    "NoiseReport",
     "ROLES",
     "RunComparison",
     "RunInfo",
@@ -57,6 +59,7 @@ __all__ = [
     "inverted_interval",
     "label_sample",
     "metric_summary",
+    "noise_report",
     "paired_test",
     "ppi_difference",
     "run_variants",

@@ -8,7 +8,10 @@ apply the error rules (:mod:`cogeval.compare.pairing`) and the noise floor
 deciding and within the informing metrics; the interval that inverts the
 test at the metric's Holm level (so it excludes 0 exactly when significant);
 Cohen's d_z; the verdict against the margin, with TOST for ``equivalent``;
-``mde`` and ``n_needed`` from the paired differences' sd.
+``mde`` and ``n_needed`` from the paired differences' sd; the ``fragility`` of each significant
+metric (:mod:`cogeval.compare.fragility`). When both tables have k ≥ 2 trials per case, each 0/1
+metric also gets the rows ``"{metric}.pass^{k}"`` and ``"{metric}.pass@{k}"``
+(:func:`~cogeval.compare.pairing.with_reliability`), right after it, informing unless ``decide_on`` names them.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import pandas as pd
 from cogeval import _columns as col
 from cogeval._check import check_choice, check_probability, check_seed, describe
 from cogeval._text import as_text
+from cogeval.compare.fragility import fragility
 from cogeval.compare.paired import PairedTest, agreeing_interval, inverted_interval, noise_floor, paired_test
 from cogeval.compare.pairing import (
     CASE_ERROR,
@@ -36,6 +40,7 @@ from cogeval.compare.pairing import (
     unit_codes,
     unit_ids,
     unit_values,
+    with_reliability,
 )
 from cogeval.compare.result import (
     ERRORED_COLUMNS,
@@ -91,6 +96,20 @@ def _select_metrics(
         if absent:
             raise InputError(f"metric {m!r} is not in " + " nor in ".join(absent))
     return list(dict.fromkeys(requested)), []
+
+
+def _with_derived(names: list[str], derived: Mapping[str, str]) -> list[str]:
+    """``names`` with the rows derived from each of them (``pass^k``, ``pass@k``) right after it; a derived row
+    whose metric is not among ``names`` keeps its place."""
+    children: dict[str, list[str]] = {}
+    for name, parent in derived.items():
+        children.setdefault(parent, []).append(name)
+    ordered = []
+    for name in names:
+        if derived.get(name) in names:
+            continue
+        ordered += [name, *children.get(name, [])]
+    return list(dict.fromkeys(ordered))
 
 
 def _check_directions(directions: Any, metrics: Sequence[str]) -> dict[str, bool]:
@@ -151,7 +170,9 @@ def compare_scores(
     from its results): then no case key is hashed, and the tables need only
     ``metric``, ``score`` and ``case_error``. ``changed``: what differs in how the runs were made, recorded as
     the result's ``changed`` (``compare_runs``: :func:`~cogeval.compare.runs.changes_between`; None: not known).
-    See ``docs/comparing.md``.
+    Tables with a ``trial`` column and k ≥ 2 trials per case on both sides get the ``pass^k``/``pass@k`` rows of
+    their 0/1 metrics (:func:`~cogeval.compare.pairing.with_reliability`); ``metrics`` naming a metric brings them
+    too. See ``docs/comparing.md``.
 
     >>> rows = lambda scores: pd.DataFrame({"run_id": "r", "case_key": list("abcdef"), "occurrence": 0,
     ...     "trial": 0, "metric": "exact_match", "score": scores, "error": None, "case_error": False})
@@ -167,7 +188,14 @@ def compare_scores(
     required = REQUIRED if units is None else SCORED
     base = check_scores("base", base, required)
     head = check_scores("head", head, required)
-    codes = unit_codes(base, head) if units is None else units
+    codes = unit_codes(base, head) if units is None else list(units)
+    derived: dict[str, str] = {}
+    reliability_notes: list[tuple[tuple[str, ...], str]] = []
+    if col.TRIAL in base.columns and col.TRIAL in head.columns and isinstance(directions, Mapping):
+        reliable = with_reliability(base, head, codes, directions)
+        base, head, codes, derived, reliability_notes = (reliable.base, reliable.head, reliable.codes,
+                                                         reliable.derived, reliable.notes)
+        directions = {**directions, **dict.fromkeys(derived, True)}
     describe = inputs if callable(inputs) else _by_key({} if inputs is None else inputs)
     alpha = check_probability("alpha", alpha, open_interval=True)
     test = check_choice("test", test, TESTS)
@@ -176,9 +204,11 @@ def compare_scores(
         seed = None
 
     names, notes = _select_metrics(metrics_of(base), metrics_of(head), metrics)
+    names = _with_derived(names, derived)
+    notes += [note for concerned, note in reliability_notes if set(concerned) & set(names)]
     explicit = metrics is not None
     directions = _check_directions(directions, names)
-    informing = set(informing)
+    informing = set(informing) | set(derived)
     deciding = set(check_decide_on(decide_on, names, [m for m in names if m not in informing]))
     margins = check_margins(margins, names)
     if alpha >= 0.5 and any(margins.values()):
@@ -212,7 +242,7 @@ def compare_scores(
             notes.append(f"Metric {name!r} has no matched case scored in both runs")
         unscored = (np.sum(np.isnan(b_all) & ~pairing.base_errored & ~both_failed),
                     np.sum(np.isnan(h_all) & ~pairing.head_errored & ~both_failed))
-        if n and any(unscored):
+        if n and any(unscored) and name not in derived:  # a derived row says why itself (with_reliability)
             notes.append(f"Metric {name!r}: n = {n} of {len(pairing.units)} matched cases, because scoring failed "
                          f"on {unscored[0]} case(s) in the base run and {unscored[1]} in the head run")
         partial = (int(failed_trials[0][~np.isnan(b_all), j].sum()), int(failed_trials[1][~np.isnan(h_all), j].sum()))
@@ -254,6 +284,7 @@ def compare_scores(
         margin = margins.get(name, 0.0)
         mde, needed = power(b, h, difference, level, margin, alpha, family_sizes[name])
         improved, regressed = counts[name]
+        fragile = fragility(b, h, tested.name, tested.side, level) if significant else None
         results[name] = MetricComparison(
             metric=name, higher_is_better=up, base=float(b.mean()) if n else math.nan,
             head=float(h.mean()) if n else math.nan, n=n, difference=difference, ci=interval,
@@ -263,6 +294,7 @@ def compare_scores(
             n_improved=improved, n_regressed=regressed, role="decides" if name in deciding else "informs",
             verdict=verdict(interval, up, margin, equivalent(b, h, margin, alpha)),
             margin=margin, ci_level=1 - level if not math.isnan(level) else math.nan, mde=mde, n_needed=needed,
+            fragility=fragile, derived_from=derived.get(name),
         )
     notes += _power_warnings(results.values(), tests)
     deciders = [m for m in results.values() if m.role == "decides"]

@@ -299,3 +299,135 @@ def _paired_ids(base: pd.MultiIndex, head: pd.MultiIndex) -> list[np.ndarray]:
     if all(mine.equals(theirs) for mine, theirs in zip(base.levels, head.levels)):
         return [unit_ids(base), unit_ids(head)]
     return _joint_codes([base.to_frame(index=False), head.to_frame(index=False)], _UNIT)
+
+
+_KINDS = ("pass^", "pass@")
+"""The derived rows of a 0/1 metric over k trials: ``pass^k`` (a case passes when all k trials score 1) and
+``pass@k`` (when any trial does)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _Reliability:
+    """Two score tables with the derived ``pass^k``/``pass@k`` rows of :func:`with_reliability` appended.
+
+    ``derived`` maps each derived metric (``"exact_match.pass^3"``) to the metric it comes from; ``codes`` are the
+    units of both tables' rows, appended rows included; ``trials`` the trials per case of each run (the most any
+    case has); ``notes`` say what the rows left out or shortened, each with the derived metrics it concerns.
+    """
+
+    base: pd.DataFrame
+    head: pd.DataFrame
+    codes: list[UnitCodes]
+    derived: dict[str, str]
+    trials: tuple[int, int]
+    notes: list[tuple[tuple[str, ...], str]]
+
+
+def _trials_per_case(frame: pd.DataFrame, codes: UnitCodes) -> int:
+    """The most trials (distinct ``trial`` values) any unit of ``frame`` has; 1 for a table without trials."""
+    if col.TRIAL not in frame.columns or not len(frame):
+        return 1
+    trial = frame[col.TRIAL].to_numpy(dtype=np.int64)
+    width = int(trial.max()) + 1
+    if width < 2:
+        return 1
+    unit = pd.unique(codes.ids * width + trial) // width  # one entry per distinct (unit, trial)
+    return int(np.bincount(pd.factorize(unit)[0]).max())
+
+
+def _binary_metrics(frame: pd.DataFrame) -> set[str]:
+    """The metrics of ``frame`` whose every score (NaN aside) is 0 or 1."""
+    scores = frame[col.SCORE].to_numpy(dtype=float)
+    other = ~np.isnan(scores) & ~np.isin(scores, (0.0, 1.0))
+    return set(metrics_of(frame)) - {str(m) for m in pd.unique(frame[col.METRIC].to_numpy()[other]) if not pd.isna(m)}
+
+
+def _pass_rows(frame: pd.DataFrame, codes: UnitCodes, metric: str, k: int) -> tuple[pd.DataFrame, np.ndarray, int]:
+    """The ``pass^k`` and ``pass@k`` rows of ``metric`` (metric, score, case_error, trial 0), their unit ids, and
+    how many units were left out for having fewer than ``k`` valued trials.
+
+    A unit's trials are its rows of ``metric`` and its bare failed rows (a result the target failed on, with no
+    score at all), in trial order; the first ``k`` count. A failed trial scores 0; a unit whose first ``k`` trials
+    do not all have a value gets no row. A derived row is a ``case_error`` when every trial counted failed, so a
+    unit failed in every trial stays errored.
+    """
+    failed = frame[CASE_ERROR].fillna(False).to_numpy(dtype=bool)
+    names = frame[col.METRIC]
+    rows = np.flatnonzero((names == metric).to_numpy(dtype=bool) | (names.isna().to_numpy() & failed))
+    ids, trial = codes.ids[rows], frame[col.TRIAL].to_numpy(dtype=np.int64)[rows]
+    value = np.where(failed[rows], 0.0, frame[col.SCORE].to_numpy(dtype=float)[rows])
+    order = np.lexsort((trial, ids))
+    ids, trial, value, failed = ids[order], trial[order], value[order], failed[rows][order]
+    first = np.r_[True, (ids[1:] != ids[:-1]) | (trial[1:] != trial[:-1])]  # one row per (unit, trial)
+    ids, value, failed = ids[first], value[first], failed[first]
+    new = np.r_[True, ids[1:] != ids[:-1]] if len(ids) else np.zeros(0, dtype=bool)
+    group = np.cumsum(new) - 1
+    starts = np.flatnonzero(new)
+    counted = (np.arange(len(ids)) - starts[group]) < k
+    groups = len(starts)
+    valued = np.bincount(group[counted & ~np.isnan(value)], minlength=groups)
+    ones = np.bincount(group[counted & (value == 1.0)], minlength=groups)
+    errors = np.bincount(group[counted & failed], minlength=groups)
+    complete = valued == k
+    unit = ids[starts][complete]
+    scores = {"pass^": (ones == k)[complete], "pass@": (ones > 0)[complete]}
+    error = (errors == k)[complete]
+    table = pd.DataFrame({
+        col.METRIC: np.repeat([f"{metric}.{kind}{k}" for kind in _KINDS], len(unit)).astype(object),
+        col.SCORE: np.concatenate([scores[kind] for kind in _KINDS]).astype(float),
+        CASE_ERROR: np.tile(error, 2), col.TRIAL: 0,
+    })
+    return table, np.tile(unit, 2), int((~complete).sum())
+
+
+def with_reliability(base: pd.DataFrame, head: pd.DataFrame, codes: Sequence[UnitCodes],
+                     directions: Mapping[str, bool]) -> _Reliability:
+    """``base`` and ``head`` with the rows ``"{metric}.pass^{k}"`` and ``"{metric}.pass@{k}"`` of each 0/1 metric
+    when both runs have k ≥ 2 trials per case.
+
+    A metric gets them when both tables score it, it is higher-is-better in ``directions`` and every score of it
+    in both is 0 or 1. ``k`` is the smaller of the runs' trials per case (:func:`_trials_per_case`): each case's
+    first ``k`` trials by trial index count, and a note says so when the runs differ. Each derived row is one
+    0/1 value per case, compared like any 0/1 metric (McNemar on the paired indicators).
+
+    >>> rows = lambda scores: pd.DataFrame({"case_key": ["a", "a", "b", "b"], "occurrence": 0, "trial": [0, 1] * 2,
+    ...     "metric": "exact_match", "score": scores, "case_error": False})
+    >>> base, head = rows([1.0, 0, 1, 1]), rows([1.0, 1, 0, 0])
+    >>> r = with_reliability(base, head, unit_codes(base, head), {"exact_match": True})
+    >>> r.derived, r.trials
+    ({'exact_match.pass^2': 'exact_match', 'exact_match.pass@2': 'exact_match'}, (2, 2))
+    >>> r.base.iloc[4:][["metric", "score"]].values.tolist()
+    [['exact_match.pass^2', 0.0], ['exact_match.pass^2', 1.0], ['exact_match.pass@2', 1.0], ['exact_match.pass@2', 1.0]]
+    """
+    codes = list(codes)
+    trials = (_trials_per_case(base, codes[0]), _trials_per_case(head, codes[1]))
+    k = min(trials)
+    if k < 2:
+        return _Reliability(base, head, codes, {}, trials, [])
+    binary = _binary_metrics(base) & _binary_metrics(head)
+    metrics = [m for m in metrics_of(base) if m in binary and directions.get(m) is True]
+    derived: dict[str, str] = {}
+    notes: list[tuple[tuple[str, ...], str]] = []
+    frames: list[list[pd.DataFrame]] = [[base], [head]]
+    ids: list[list[np.ndarray]] = [[codes[0].ids], [codes[1].ids]]
+    for metric in metrics:
+        left_out = []
+        for side, (frame, coded) in enumerate(zip((base, head), codes)):
+            rows, unit, short = _pass_rows(frame, coded, metric, k)
+            frames[side].append(rows)
+            ids[side].append(unit)
+            left_out.append(short)
+        names = [f"{metric}.{kind}{k}" for kind in _KINDS]
+        derived.update(dict.fromkeys(names, metric))
+        if any(left_out):
+            notes.append((tuple(names), f"Metrics {names[0]!r} and {names[1]!r}: {left_out[0]} case(s) in the base "
+                          f"run and {left_out[1]} in the head run have fewer than {k} scored trials and were left out"))
+    if metrics and trials[0] != trials[1]:
+        notes.insert(0, (tuple(derived), f"The base run has {trials[0]} trials per case and the head run {trials[1]}: "
+                                         f"the pass^{k} and pass@{k} rows use the first {k} trials of each case "
+                                         "(by trial index)"))
+    if not metrics:
+        return _Reliability(base, head, codes, {}, trials, [])
+    tables = [pd.concat(parts, ignore_index=True) for parts in frames]
+    joined = [c._replace(ids=np.concatenate(parts)) for c, parts in zip(codes, ids)]
+    return _Reliability(tables[0], tables[1], joined, derived, trials, notes)

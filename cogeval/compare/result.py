@@ -29,10 +29,11 @@ Verdict = Literal["better", "worse", "equivalent", "inconclusive"]
 RunVerdict = Literal["better", "worse", "equivalent", "inconclusive", "mixed"]
 
 COLUMNS = [*col.COMPARISON_COLUMNS, "verdict", "role", "higher_is_better", "n_improved", "n_regressed",
-           "margin", "ci_level", "mde", "n_needed", "statistic"]
+           "margin", "ci_level", "mde", "n_needed", "statistic", "fragility", "beyond_noise"]
 """The comparison table: the DESIGN §2 columns, then the verdict and what backs it. Its ``test``,
 ``n``, ``statistic`` and ``p_value`` are those every statistics result's row starts with, so the
-rows stack with ``paired_t_test(...).to_frame()`` and the like."""
+rows stack with ``paired_t_test(...).to_frame()`` and the like. ``fragility`` (nullable integer) and
+``beyond_noise`` (nullable boolean) are empty where they do not apply."""
 
 ERRORED_COLUMNS = [col.CASE_KEY, col.OCCURRENCE, col.INPUT, col.ERRORED]
 """The ``errored`` table of a comparison: one row per matched case the target failed on in one run or both."""
@@ -85,6 +86,13 @@ class MetricComparison(_Fields):
     cases (this metric's rows of the comparison's ``changes``; a case the target
     failed on in one run is in neither: its row's ``direction`` is ``error``); ``statistic``
     is the test's (t, McNemar's chi-square or Wilcoxon's V).
+
+    ``fragility`` (significant metrics only, else None): the fewest cases whose removal, those that most
+    support the difference first, leaves the metric not significant at its Holm level, by its own test
+    (:mod:`cogeval.compare.fragility`). ``derived_from`` names the metric a ``"{metric}.pass^{k}"`` or
+    ``"{metric}.pass@{k}"`` row was derived from (None for a metric of its own). With
+    ``compare_runs(..., noise=report)``: ``noise_margin`` is the report's ``suggested_margin`` (NaN without
+    one) and ``beyond_noise`` whether ``|difference|`` exceeds it (None without one).
     """
 
     metric: str
@@ -109,6 +117,10 @@ class MetricComparison(_Fields):
     mde: float = math.nan
     n_needed: int | None = None
     statistic: float = math.nan
+    fragility: int | None = None
+    derived_from: str | None = None
+    noise_margin: float = math.nan
+    beyond_noise: bool | None = None
     _changes: pd.DataFrame | None = dataclasses.field(default=None, compare=False, repr=False)
     """The comparison's ``changes`` (set by :class:`RunComparison`); not part of equality, hash or repr."""
 
@@ -218,12 +230,13 @@ class RunComparison:
 
     def to_frame(self) -> pd.DataFrame:
         """The comparison table: one row per metric, the DESIGN §2 columns then ``verdict``, ``role``,
-        ``higher_is_better``, ``n_improved``, ``n_regressed``, ``margin``, ``ci_level``, ``mde``, ``n_needed``.
+        ``higher_is_better``, ``n_improved``, ``n_regressed``, ``margin``, ``ci_level``, ``mde``, ``n_needed``,
+        ``statistic``, ``fragility`` and ``beyond_noise`` (:data:`COLUMNS`).
 
         Sliced (``by``), it starts with a ``slice`` column: the whole comparison's rows have ``None``,
         then come the :attr:`slices` rows (their columns; the others empty)."""
         frame = pd.DataFrame([m.to_dict() for m in self.metrics.values()], columns=COLUMNS)
-        frame = frame.astype({"n_needed": "Int64"})
+        frame = frame.astype({"n_needed": "Int64", "fragility": "Int64", "beyond_noise": "boolean"})
         if self.slices is None:
             return frame
         frame.insert(0, "slice", None)
@@ -344,14 +357,39 @@ def errored_text(comparison: RunComparison) -> str:
     return f"{head} {'case' if head == 1 else 'cases'} errored in head, {base} in base"
 
 
+def is_fragile(m: MetricComparison) -> bool:
+    """A significant metric is *fragile* when removing at most 3 cases, or at most 2 % of its ``n``, those that
+    most support its difference first, leaves it not significant (its ``fragility``)."""
+    return m.fragility is not None and (m.fragility <= 3 or m.fragility <= 0.02 * m.n)
+
+
+def _fragility_text(m: MetricComparison) -> str:
+    """``"not significant without its 2 most supporting cases of 40"``; ``""`` for a metric without a fragility."""
+    if m.fragility is None:
+        return ""
+    cases = "case" if m.fragility == 1 else "cases"
+    return f"not significant without its {numbers.count(m.fragility)} most supporting {cases} of {numbers.count(m.n)}"
+
+
+def _noise_text(m: MetricComparison) -> str:
+    """``"difference +0.03 is within rerun noise (suggested margin 0.05)"``, ``""`` when beyond it or without a
+    noise report."""
+    if m.beyond_noise is not False:
+        return ""
+    return (f"difference {numbers.signed(m.difference)} is within rerun noise "
+            f"(suggested margin {numbers.number(m.noise_margin)})")
+
+
 def verdict_note(m: MetricComparison) -> str:
-    """Why a metric got its verdict, in a few words; for ``inconclusive`` how many cases would settle it.
+    """Why a metric got its verdict, in a few words; for ``inconclusive`` how many cases would settle it; for a
+    fragile metric (:func:`is_fragile`) or one within rerun noise (:func:`_noise_text`), that too.
 
     Margins are written in the metric's units.
     """
     beyond = f" by more than {format_value(m.margin)}" if m.margin else ""
     if m.verdict in ("better", "worse"):
-        return f"{m.verdict}{beyond}"
+        caveats = [f"fragile: {_fragility_text(m)}" if is_fragile(m) else "", _noise_text(m)]
+        return "; ".join([f"{m.verdict}{beyond}", *filter(None, caveats)])
     if m.verdict == "equivalent":
         return f"equivalent within ±{format_value(m.margin)}"
     if m.n < 2:
@@ -366,7 +404,23 @@ def verdict_note(m: MetricComparison) -> str:
 
 
 def headline(comparison: RunComparison) -> str:
-    """The run's verdict in one sentence (see :meth:`RunComparison.headline`)."""
+    """The run's verdict in one sentence (see :meth:`RunComparison.headline`), then what weakens it: deciding
+    metrics shown better or worse that are fragile (:func:`is_fragile`) or within rerun noise (:func:`_noise_text`).
+
+    >>> import pandas as pd
+    >>> from cogeval import EvalRun, compare_runs
+    >>> run = lambda s: EvalRun.from_frame(pd.DataFrame({"input": [str(i) for i in range(10)], "exact_match": s}))
+    >>> headline(compare_runs(run([0] * 10), run([1] * 6 + [0] * 4)))  # binom.test(6, 6): p = 0.031; (5, 5): 0.062
+    'head is better: better on exact_match (α = 0.05, 10 matched cases); fragile: exact_match is not significant without its 1 most supporting case of 10'
+    """
+    decided = [m for m in comparison.metrics.values() if m.role == "decides" and m.verdict in ("better", "worse")]
+    caveats = [f"fragile: {m.metric} is {_fragility_text(m)}" for m in decided if is_fragile(m)]
+    caveats += [f"{m.metric}'s {_noise_text(m)}" for m in decided if _noise_text(m)]
+    return _verdict_sentence(comparison) + "".join(f"; {c}" for c in caveats)
+
+
+def _verdict_sentence(comparison: RunComparison) -> str:
+    """The run's verdict and the deciding metrics behind it."""
     deciding = [m for m in comparison.metrics.values() if m.role == "decides"]
     where = f"(α = {comparison.alpha:g}, {comparison.matched} matched cases)"
     if not comparison.metrics:
@@ -382,7 +436,7 @@ def headline(comparison: RunComparison) -> str:
     if comparison.verdict == "equivalent":
         return f"equivalent: every deciding metric is within its margin {where}"
     needed = [m.n_needed for m in deciding if m.n_needed is not None and m.verdict == "inconclusive"]
-    hint = f"; about {min(needed)} cases would settle the closest one" if needed else ""
+    hint = f"; about {numbers.count(min(needed))} cases would settle the closest one" if needed else ""
     return f"inconclusive: no deciding metric is shown better, worse or equivalent{hint} {where}"
 
 

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from cogeval import _columns as col
+from cogeval._check import describe
 from cogeval.compare.engine import compare_scores
 from cogeval.compare.pairing import (
     CASE_ERROR,
@@ -34,11 +35,12 @@ from cogeval.compare.pairing import (
     unit_ids,
     unit_values,
 )
-from cogeval.compare.result import RunComparison, RunInfo
+from cogeval.compare.result import MetricComparison, RunComparison, RunInfo
 from cogeval.compare.slices import slice_labels, slice_table, slice_warnings
 from cogeval.data import Case, EvalRun
 from cogeval.data.gc_pause import paused_gc
 from cogeval.data.runfile import as_run
+from cogeval.errors import InputError
 from cogeval.scoring.judge import self_preference_message
 from cogeval.scoring.usage import BUILTIN_STATISTICAL_METRICS
 
@@ -139,6 +141,7 @@ def compare_runs(
     decide_on: Sequence[str] | None = None,
     margins: Mapping[str, float] | None = None,
     by: str | Callable[[Case], Any] | None = None,
+    noise: Any = None,
 ) -> RunComparison:
     """Compare ``head`` against ``base`` metric by metric on the cases both ran.
 
@@ -159,12 +162,21 @@ def compare_runs(
       (``slices``, and a ``slice`` column in ``to_frame()``), Holm-adjusted over
       every slice × metric; a slice of fewer than 10 paired cases is not tested.
     - ``seed`` is recorded with the result; the comparison is deterministic.
+    - ``noise``: a :class:`~cogeval.NoiseReport` of reruns (:func:`~cogeval.noise_report`). Each metric it
+      measured gets ``noise_margin`` (its ``suggested_margin``) and ``beyond_noise`` (``|difference|`` above
+      it), and the headline says so when a decided difference is within that margin.
+
+    When both runs have k ≥ 2 trials per case, each 0/1 metric also gets the rows ``"{metric}.pass^{k}"``
+    (a case passes when all k trials score 1) and ``"{metric}.pass@{k}"`` (when any does), compared by McNemar
+    on the per-case indicators, right after the metric; they inform unless ``decide_on`` names them. Runs with
+    different k use the first min(k) trials of each case, and a warning says so.
 
     Each metric's interval inverts its test at its Holm level, so it excludes
     0 exactly when the metric is significant. ``warnings`` say when the runs
     are not comparable or the comparison can say little (see ``docs/comparing.md``).
     """
     base_run, head_run = as_run(base, "base"), as_run(head, "head")
+    margins_of_noise = _noise_margins(noise)
     results = _Results(base_run, head_run)
     # Each score row knows its result, so its unit is its result's: no case key is hashed per score.
     (base_scores, base_codes), (head_scores, head_codes) = (
@@ -182,9 +194,13 @@ def compare_runs(
         head_info=RunInfo(head_run.run_id, head_run.name, head_run.started_at),
         warnings=run_warnings(base_run, head_run), units=codes, changed=changes_between(base_run, head_run),
     )
+    if margins_of_noise is not None:
+        comparison = dataclasses.replace(comparison, metrics={
+            name: _with_noise(m, margins_of_noise.get(name)) for name, m in comparison.metrics.items()})
     if by is None:
         return comparison
-    compared = {name: m.higher_is_better for name, m in comparison.metrics.items()}
+    # Slices compare each metric of the runs; the pass^k and pass@k rows derived from trials are not sliced.
+    compared = {name: m.higher_is_better for name, m in comparison.metrics.items() if m.derived_from is None}
     pairing = pair_units(*(unit_values(frame, compared, coded)
                            for frame, coded in zip((base_scores, head_scores), codes)))
     table = slice_table(pairing, results.labels(by, pairing.units), directions=compared,
@@ -196,11 +212,30 @@ def compare_runs(
 
 def _compared_scores(run: EvalRun, results: pd.DataFrame, codes: UnitCodes) -> tuple[pd.DataFrame, UnitCodes]:
     """The rows of :func:`score_frame` with what a comparison reads of them (``metric``, as categories: a metric's
-    rows are found by codes of a byte; ``score``; ``case_error``), and each row's unit: its result's ``codes``."""
+    rows are found by codes of a byte; ``score``; ``case_error``; ``trial``, for the ``pass^k`` rows), and each
+    row's unit: its result's ``codes``."""
     frame, result = _score_rows(run, results, [col.METRIC, col.SCORE])
     code, names = pd.factorize(frame[col.METRIC])  # (astype("category") would first make Arrow strings)
     frame[col.METRIC] = pd.Categorical.from_codes(code, names)
+    frame[col.TRIAL] = results[col.TRIAL].to_numpy()[result]
     return frame, codes.take(result)
+
+
+def _noise_margins(noise: Any) -> dict[str, float] | None:
+    """The ``suggested_margin`` of each metric of a :class:`~cogeval.NoiseReport` (None without one)."""
+    if noise is None:
+        return None
+    margins = getattr(noise, "suggested_margins", None)
+    if not isinstance(margins, Mapping):
+        raise InputError(f"noise must be a NoiseReport (cogeval.noise_report(reruns)) or None; got {describe(noise)}")
+    return dict(margins)
+
+
+def _with_noise(m: MetricComparison, margin: float | None) -> MetricComparison:
+    """``m`` with its rerun-noise margin, and whether its difference lies beyond it (None: no margin to say)."""
+    if margin is None or math.isnan(margin) or math.isnan(m.difference):
+        return dataclasses.replace(m, noise_margin=math.nan if margin is None else margin)
+    return dataclasses.replace(m, noise_margin=margin, beyond_noise=bool(abs(m.difference) > margin))
 
 
 _RESULT_COLUMNS = (col.INPUT, col.TURNS, col.METADATA, col.TRACE_ID, "prompt_version", col.OUTPUT)

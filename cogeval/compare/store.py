@@ -1,5 +1,10 @@
 """RunStore: a folder of run files, listed newest first, where one bad file never hides the others.
 
+Shard runs (``suite.run(shard=(i, n))``) saved in a store are parts of a run, not runs: ``list()``,
+``runs()`` and ``latest()`` (and every table made from them) leave them out, so a store holding the
+shards and their merged run (:func:`~cogeval.merge_runs`) shows that run once; ``shards=True`` lists
+them too, each summary with ``shard: {index, count}``.
+
 >>> import tempfile
 >>> store = RunStore(tempfile.mkdtemp())
 >>> store.list()
@@ -27,7 +32,7 @@ from cogeval import _backend
 from cogeval._check import check_choice, check_path, describe
 from cogeval._files import remove_stale_temporaries, write_parquet_atomic
 from cogeval._html import html_table, safe_html
-from cogeval.compare import store_index
+from cogeval.compare import store_index, store_parquet
 from cogeval.compare.store_index import StoreIndex, Unlisted
 from cogeval.compare.summary import history_frame
 from cogeval.data import EvalRun, load_run
@@ -85,7 +90,7 @@ class RunStore:
         """Save a run (an :class:`EvalRun` or anything with ``to_run()``) as ``<run_id>.json``; returns the path."""
         run = _as_run(run)
         path = run.save(self.path / f"{check_run_id(run.run_id)}.json")
-        summary = jsonable(run.summary())  # as reading the file back gives it: JSON values, NaN or ±inf means as NaN
+        summary = jsonable(_listed(run))  # as reading the file back gives it: JSON values, NaN or ±inf means as NaN
         self._index.record(path, {**summary, "metrics": {k: math.nan if v is None else v for k, v in summary["metrics"].items()}})
         return path
 
@@ -100,22 +105,26 @@ class RunStore:
                 raise RunFileError(f"run file '{path}' {problem}") from None
         return load_run(path)
 
-    def runs(self, filter: Mapping[str, Any] | Callable[[_RunSummary], bool] | None = None) -> list[EvalRun]:
-        """Every readable run matching ``filter``, newest first."""
-        runs = (self._read(pathlib.Path(summary["path"])) for summary in self._scan(filter))
+    def runs(self, filter: Mapping[str, Any] | Callable[[_RunSummary], bool] | None = None, *,
+             shards: bool = False) -> list[EvalRun]:
+        """Every readable run matching ``filter``, newest first (shard runs too with ``shards=True``)."""
+        runs = (self._read(pathlib.Path(summary["path"])) for summary in self._scan(filter, shards))
         return _Found([run for run in runs if run is not None], self._where(), "run")
 
-    def list(self, filter: Mapping[str, Any] | Callable[[_RunSummary], bool] | None = None) -> list[_RunSummary]:
+    def list(self, filter: Mapping[str, Any] | Callable[[_RunSummary], bool] | None = None, *,
+             shards: bool = False) -> list[_RunSummary]:
         """Summaries of the readable runs matching ``filter``, newest first.
 
         ``filter`` is a mapping of summary fields to required values
-        (``{"name": "nightly"}``) or a predicate over a summary.
+        (``{"name": "nightly"}``) or a predicate over a summary. Shard runs are left out
+        unless ``shards=True``; their summaries have ``shard: {index, count}``.
         """
-        return _Found(self._scan(filter), self._where(), "run summary")
+        return _Found(self._scan(filter, shards), self._where(), "run summary")
 
-    def latest(self, filter: Mapping[str, Any] | Callable[[_RunSummary], bool] | None = None) -> EvalRun | None:
-        """The newest readable run matching ``filter``, or ``None``."""
-        for summary in self._scan(filter):
+    def latest(self, filter: Mapping[str, Any] | Callable[[_RunSummary], bool] | None = None, *,
+               shards: bool = False) -> EvalRun | None:
+        """The newest readable run matching ``filter``, or ``None`` (a shard run only with ``shards=True``)."""
+        for summary in self._scan(filter, shards):
             run = self._read(pathlib.Path(summary["path"]))
             if run is not None:
                 return run
@@ -138,13 +147,37 @@ class RunStore:
 
     def to_parquet(self, path: str | os.PathLike[str],
                    filter: Mapping[str, Any] | Callable[[_RunSummary], bool] | None = None,
-                   table: str = "scores") -> pathlib.Path:
+                   table: str = "scores", *, partition_by: str | None = None) -> pathlib.Path:
         """Write :meth:`scores` (``table="scores"``) or :meth:`runs_table` (``table="runs"``) as a Parquet file
         (pyarrow; for DuckDB, pandas, Dask...); returns its path. The two join on ``run_id``
-        (docs/run-files.md has a DuckDB query over both)."""
+        (docs/run-files.md has a DuckDB query over both).
+
+        ``partition_by`` (``"run_id"``, ``"name"`` or ``"day"``) writes a folder instead, Hive-partitioned,
+        one file per run, reading one run at a time (:mod:`cogeval.compare.store_parquet`): what DuckDB
+        (``read_parquet('scores/*/*.parquet', hive_partitioning = true)``), pandas and Ray Data
+        (``ray.data.read_parquet("scores")``) read lazily over thousands of runs.
+        """
         tables = {"scores": self.scores, "runs": self.runs_table}
-        frame = tables[check_choice("table", table, tables)](filter)
-        return write_parquet_atomic(check_path("path", path), frame)
+        table = check_choice("table", table, tables)
+        if partition_by is None:
+            return write_parquet_atomic(check_path("path", path), tables[table](filter))
+        key = check_choice("partition_by", partition_by, store_parquet.PARTITIONS)
+        summaries = self.list(filter)
+        rows = self.runs_table(filter).set_index("run_id", drop=False) if table == "runs" else None
+
+        def parts() -> Any:
+            for summary in summaries:
+                if rows is not None:
+                    frame = rows.loc[[summary["id"]]].reset_index(drop=True)
+                else:
+                    run = self._read(pathlib.Path(summary["path"]))
+                    if run is None:
+                        continue
+                    frame = run.scores
+                yield (store_parquet.partition_value(key, summary), summary["id"],
+                       frame.drop(columns="run_id") if key == "run_id" else frame)
+
+        return store_parquet.write_partitioned(check_path("path", path), key, parts())
 
     def runs_table(self, filter: Mapping[str, Any] | Callable[[_RunSummary], bool] | None = None) -> pd.DataFrame:
         """One row per run, newest first, from the index: ``run_id``, ``name``, ``started_at`` and ``finished_at``
@@ -189,12 +222,13 @@ class RunStore:
             raise InputError(f"no run named {name!r} in {self.path}; the run names there are {names}")
         return history_frame(runs[::-1], metric, confidence=confidence, seed=seed)
 
-    def _scan(self, filter: Any) -> builtins.list[_RunSummary]:  # `list` here is the method above
+    def _scan(self, filter: Any, shards: bool = False) -> builtins.list[_RunSummary]:  # `list`: the method above
         if not self.path.is_dir() and not self._told_missing:
             self._told_missing = True
             warnings.warn(_missing_folder(self.path), UserWarning, stacklevel=_caller_level())
         keep = _predicate(filter)
-        found = [summary for summary in self._index.summaries(self._summary) if keep(summary)]
+        found = [summary for summary in self._index.summaries(self._summary)
+                 if (shards or "shard" not in summary) and keep(summary)]
         found.sort(key=lambda summary: (_moment(summary["started_at"]), summary["id"]), reverse=True)
         return found
 
@@ -206,7 +240,7 @@ class RunStore:
         except Unlisted as skipped:
             self._skip(path, str(skipped))
             raise
-        return None if run is None else run.summary()
+        return None if run is None else _listed(run)
 
     def _read(self, path: pathlib.Path) -> EvalRun | None:
         try:
@@ -234,6 +268,14 @@ class RunStore:
         frame = self.to_frame().drop(columns=["finished_at", "path"])  # compact: one line per run, metric means
         return html_table(frame.to_dict("records"), list(frame.columns), caption=f"RunStore {self.path} · {len(frame)} runs",
                           max_rows=20)
+
+
+def _listed(run: EvalRun) -> _RunSummary:
+    """A run's summary as the store lists it: :meth:`EvalRun.summary`, a shard run's with ``shard: {index, count}``."""
+    summary = run.summary()
+    if run.shard is not None:
+        summary["shard"] = run.shard.model_dump()
+    return summary
 
 
 def _run_in(path: pathlib.Path) -> EvalRun | None:

@@ -2,8 +2,8 @@
 
 - it is JSON, named without ``.json`` so that no ``glob("*.json")`` takes it for a run file; it holds, per
   ``*.json`` name, the file's stamp (size, modification time in ns, inode) and what reading it gave: a
-  run's summary (without its path; its metric means computed from the run's scores, ``EvalRun.summary``),
-  or ``null`` for JSON that is not a run;
+  run's summary (without its path; its metric means computed from the run's scores, ``EvalRun.summary``;
+  a shard run's with ``shard: {index, count}`` too), or ``null`` for JSON that is not a run;
 - saving a run through the store enters it (creating the index if need be); a listing writes it too
   (an empty folder's included), entering the files other tools put there;
 - an entry is used only while its file's stamp is unchanged; a new or changed file is read again, the
@@ -35,9 +35,10 @@ from typing import Any
 from cogeval._files import write_text_atomic
 
 INDEX_FILE = ".cogeval-index"
-_FORMAT, _VERSION = "cogeval.store-index", 2
+_FORMAT, _VERSION = "cogeval.store-index", 3
 """Version 2: a summary's metric means come from the run's scores (``EvalRun.summary``), not its stored
-``aggregated``; an index of version 1 counts as empty, so every file is read again once."""
+``aggregated``. Version 3: a shard run's summary has ``shard`` (an older cogeval indexing a shard file wrote
+none). An index of another version counts as empty, so every file is read again once."""
 _Entry = dict[str, Any]
 """``{"stamp": [size, mtime_ns, inode], "summary": summary without "path", or None for JSON that is not a run}``."""
 
@@ -109,6 +110,7 @@ class StoreIndex:
 
 
 _SUMMARY_KEYS = {"id", "name", "metadata", "started_at", "finished_at", "cases", "metrics"}
+_SHARD_KEYS = _SUMMARY_KEYS | {"shard"}
 
 
 def _well_formed(entry: Any) -> bool:
@@ -117,8 +119,9 @@ def _well_formed(entry: Any) -> bool:
         return False
     stamp, summary = entry["stamp"], entry["summary"]
     return (isinstance(stamp, list) and len(stamp) == 3 and all(type(n) is int for n in stamp)
-            and (summary is None or (isinstance(summary, dict) and summary.keys() == _SUMMARY_KEYS
-                                     and isinstance(summary["id"], str) and isinstance(summary["metrics"], dict))))
+            and (summary is None or (isinstance(summary, dict) and summary.keys() in (_SUMMARY_KEYS, _SHARD_KEYS)
+                                     and isinstance(summary["id"], str) and isinstance(summary["metrics"], dict)
+                                     and isinstance(summary.get("shard", {}), dict))))
 
 
 def _stamp(path: pathlib.Path) -> list[int] | None:

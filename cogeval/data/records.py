@@ -338,6 +338,26 @@ class ResultRecord(_Record):
     """This result's value of each statistical metric that writes its per-case values (``statisticalValues``:
     name → number, ``null`` when unknown): custom ones, not latency, cost or token_usage, which ``duration``
     and ``usage`` give back. Left out of the file when ``None``; other readers of the format ignore it."""
+    case_index: _Count | None = _omitted()
+    """The case's position in the whole dataset, from 0 (``caseIndex``), written by a shard run only
+    (:class:`ShardRecord`), so that :func:`~cogeval.merge_runs` puts the shards' results back in dataset order;
+    left out of the file when ``None``."""
+
+
+class ShardRecord(_Record):
+    """``shard``: the part of a suite's run that a shard run holds (``suite.run(shard=(index, count))``).
+
+    The run holds the cases whose case key and occurrence hash into shard ``index`` of ``count``
+    (:func:`cogeval.evaluate.shards.shard_of`); its ``dataset`` is the whole dataset's.
+
+    >>> ShardRecord(index=1, count=4).model_dump(by_alias=True)
+    {'index': 1, 'count': 4}
+    """
+
+    index: _Count
+    """Which shard, from 0."""
+    count: Annotated[int, Ge(1), _FromText(core_schema.int_schema(ge=1, le=MAX_COUNT))]
+    """How many shards the run was split into (at least 1)."""
 
 
 class AggregateRecord(_Record):

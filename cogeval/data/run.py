@@ -74,6 +74,7 @@ from cogeval.data.records import (
     PromptRecord,
     ResultRecord,
     ScoreRecord,
+    ShardRecord,
     StatsRecord,
     TurnRecord,
     UsageRecord,
@@ -99,6 +100,7 @@ __all__ = [
     "PromptRecord",
     "ResultRecord",
     "ScoreRecord",
+    "ShardRecord",
     "StatsRecord",
     "TurnRecord",
     "UsageRecord",
@@ -235,6 +237,12 @@ class EvalRun(_Record):
     status: Literal["interrupted"] | None = _omitted()
     """``"interrupted"`` for a run stopped before every case-trial was answered and scored (Ctrl-C, or a
     checkpoint of a run still going); ``None`` for a complete run, and then left out of the file."""
+    shard: ShardRecord | None = _omitted()
+    """For a shard run (``suite.run(shard=(i, n))``): which shard, ``{index, count}``; its ``dataset`` is the
+    whole dataset's and each result has its ``case_index``. ``None`` otherwise, and then left out of the file."""
+    merged_from: list[str] | None = _omitted()
+    """For a run made by :func:`~cogeval.merge_runs`: the run ids of its shards, in shard order
+    (``mergedFrom``); ``None`` otherwise, and then left out of the file."""
 
     @field_validator("run_id")
     @classmethod

@@ -96,13 +96,16 @@ class EvalSuiteResult:
         """
         reasons = []
         stats = self.stats
+        shard = self.run.shard
         if not self.results and self.run.status != "interrupted":
-            reasons.append("the run has no cases: its dataset is empty, so nothing was evaluated")
+            reasons.append("the run has no cases: its dataset is empty, so nothing was evaluated" if shard is None else
+                           f"the run has no cases: shard {shard.index} of {shard.count} holds none of the dataset's "
+                           f"{self.dataset.cases}, so nothing was evaluated (merge_runs still takes it)")
         if self.run.status == "interrupted":
-            expected = self.dataset.cases * self.config.trials
             scored = sum(1 for r in self.results if r.scores or not self.metric_names)
-            reasons.append(f"the run was interrupted: {len(self.results)} of {expected} case-trials answered, "
-                           f"{scored} scored")
+            of = (f"of {self.dataset.cases * self.config.trials} " if shard is None
+                  else f"(shard {shard.index} of {shard.count}) ")
+            reasons.append(f"the run was interrupted: {len(self.results)} {of}case-trials answered, {scored} scored")
         if stats.total > 0 and stats.errors == stats.total:
             first = next((r.error for r in self.results if r.error is not None), None)
             reasons.append(f"every case errored ({stats.errors} of {stats.total})" + _first(first))

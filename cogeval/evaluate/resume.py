@@ -40,6 +40,7 @@ from cogeval.data.run_writer import RunFileWriter
 from cogeval.data.runfile import as_run, load_run
 from cogeval.errors import InputError
 from cogeval.evaluate.result import CaseResult
+from cogeval.evaluate.shards import shard_text
 from cogeval.execution import CaseOutcome
 from cogeval.execution.target import TurnOutcome
 from cogeval.scoring import Score
@@ -69,12 +70,13 @@ class Finished:
 
 
 def earlier_work(suite: Any, cases: Sequence[Case], run: Any, *, retry_errors: bool,
-                 rescore_changed: bool = False) -> Finished:
+                 rescore_changed: bool = False, shard: tuple[int, int] | None = None) -> Finished:
     """What ``run`` (an :class:`EvalRun`, a suite result or a run-file path) already did of ``suite`` (an
-    :class:`~cogeval.EvalSuite`) over ``cases``.
+    :class:`~cogeval.EvalSuite`) over ``cases`` (in ``shard``, ``(index, count)``, of them).
 
     Refuses (:class:`~cogeval.errors.InputError`) a run of other cases (another
-    dataset fingerprint) or of another target. A result the target failed is
+    dataset fingerprint), of another shard (or a whole run for a shard, and the
+    other way round) or of another target. A result the target failed is
     kept only without ``retry_errors``; its scores are reused when every metric
     of the suite has one (a failed one only without ``retry_errors``). A metric
     of the same name made otherwise (parameters, direction, kind, or the judge of
@@ -88,6 +90,10 @@ def earlier_work(suite: Any, cases: Sequence[Case], run: Any, *, retry_errors: b
             f"resume: run {earlier.run_id!r} was made on other cases (dataset fingerprint {earlier.dataset.fingerprint[:12]}…, "
             f"{earlier.dataset.cases} cases) than this suite runs ({fingerprint[:12]}…, {len(cases)} cases)"
         )
+    was_shard = None if earlier.shard is None else (earlier.shard.index, earlier.shard.count)
+    if was_shard != shard:
+        raise InputError(f"resume: run {earlier.run_id!r} is {shard_text(was_shard)}, but this run is "
+                         f"{shard_text(shard)}; resume each shard from its own run or checkpoint")
     target, was = _without_module(suite.target.describe()), _without_module(earlier.config.target)
     if was and was != target:
         raise InputError(f"resume: run {earlier.run_id!r} was made with target {was}, "

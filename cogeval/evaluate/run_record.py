@@ -35,16 +35,19 @@ def suite_run(
     assertions: Sequence[AssertionResult],
     stats: Mapping[str, Any],
     status: str | None = None,
+    shard: tuple[int, int] | None = None,
 ) -> EvalRun:
     """The run of a suite: ``results`` are its :class:`~cogeval.evaluate.result.CaseResult` objects,
-    ``dataset`` is ``{fingerprint, cases}`` of the cases run, ``stats`` what :func:`run_stats` counted."""
+    ``dataset`` is ``{fingerprint, cases}`` of the cases run, ``stats`` what :func:`run_stats` counted;
+    a shard run (``shard``: ``(index, count)``) records it, and each result its ``case_index``."""
     return EvalRun.model_validate({
         "run_id": run_id, "started_at": started_at, "finished_at": finished_at,
         "name": name, "metadata": dict(metadata), "dataset": dict(dataset), "config": dict(config),
-        "results": [result_record(r) for r in results],
+        "results": [result_record(r, indexed=shard is not None) for r in results],
         "aggregated": {name: dataclasses.asdict(agg) for name, agg in aggregated.items()},
         "assertions": [dataclasses.asdict(a) for a in assertions],
         "stats": dict(stats), "status": status,
+        "shard": None if shard is None else {"index": shard[0], "count": shard[1]},
     })
 
 
@@ -84,8 +87,9 @@ def _usage(item: Any) -> dict[str, Any]:
     return {"input_tokens": item.input_tokens, "output_tokens": item.output_tokens, "cost": item.cost_usd}
 
 
-def result_record(r: Any) -> dict[str, Any]:
-    """One ``results[]`` entry of the run file; the case goes in as the :class:`~cogeval.data.Case` it is."""
+def result_record(r: Any, *, indexed: bool = False) -> dict[str, Any]:
+    """One ``results[]`` entry of the run file; the case goes in as the :class:`~cogeval.data.Case` it is.
+    ``indexed`` (a shard run's results): with the case's position in the dataset, ``case_index``."""
     turns = None if r.turns is None else [
         {"input": t.input, "output": t.output, "duration": _ms(t.duration_s), "usage": _usage(t),
          "trace_id": t.trace_id, "prompt": t.prompt, "toolCalls": t.tool_calls}  # TurnRecord keeps it as an extra key
@@ -97,4 +101,5 @@ def result_record(r: Any) -> dict[str, Any]:
         "trace_id": r.trace_id, "prompt": r.prompt, "tool_calls": r.tool_calls, "turns": turns,
         "scores": [{"metric": name, "score": s.value, "error": s.error, "details": s.details} for name, s in r.scores.items()],
         "statistical_values": dict(r.statistical_values) or None,  # left out of the file when there are none
+        "case_index": r.index if indexed else None,  # left out of the file unless indexed
     }

@@ -35,6 +35,7 @@ from cogeval.evaluate.progress import ProgressBar
 from cogeval.evaluate.result import CaseResult, EvalSuiteResult
 from cogeval.evaluate.resume import Checkpoint, Finished, earlier_work
 from cogeval.evaluate.run_record import result_record, run_stats, suite_run
+from cogeval.evaluate.shards import check_shard, shard_jobs
 from cogeval.execution import RunInterrupted, as_target, run_interleaved, run_sync
 from cogeval.scoring import JudgeConfig, Metric, StatisticalMetric
 from cogeval.stats import aggregate
@@ -180,7 +181,7 @@ class EvalSuite:
 
     def run(self, max_cases: int | None = None, *, resume: Any = None, retry_errors: bool = True,
             checkpoint: str | os.PathLike[str] | None = None, checkpoint_every: float = 30.0,
-            rescore_changed: bool = False) -> EvalSuiteResult:
+            rescore_changed: bool = False, shard: tuple[int, int] | None = None) -> EvalSuiteResult:
         """Run the suite and return its result (also inside a running event loop).
 
         - Ctrl-C (or cancelling) raises :class:`~cogeval.execution.RunInterrupted`
@@ -198,17 +199,23 @@ class EvalSuite:
           (atomically) at most every ``checkpoint_every`` seconds as case-trials finish,
           on Ctrl-C, and, complete, at the end; after a crash, ``resume=`` it. Checked
           before the first call; it never overwrites another run; a failed write warns.
+        - ``shard``: ``(index, count)`` runs only the cases of shard ``index`` of ``count``
+          (:mod:`cogeval.evaluate.shards`: a hash of each case's key and occurrence, whole with its
+          trials); the run records ``shard``, the whole dataset's fingerprint and case count, and
+          checks no assertions (they judge the whole run). :func:`~cogeval.merge_runs` makes the
+          shards one run (docs/distributed.md). A shard resumes only from a run of the same shard.
         """
         return run_sync(self.arun(max_cases, resume=resume, retry_errors=retry_errors, checkpoint=checkpoint,
-                                  checkpoint_every=checkpoint_every, rescore_changed=rescore_changed))
+                                  checkpoint_every=checkpoint_every, rescore_changed=rescore_changed, shard=shard))
 
     async def arun(self, max_cases: int | None = None, *, resume: Any = None, retry_errors: bool = True,
                    checkpoint: str | os.PathLike[str] | None = None, checkpoint_every: float = 30.0,
-                   rescore_changed: bool = False) -> EvalSuiteResult:
+                   rescore_changed: bool = False, shard: tuple[int, int] | None = None) -> EvalSuiteResult:
         """Async form of :meth:`run`."""
+        part = None if shard is None else check_shard(shard)
         keeper = None if checkpoint is None else Checkpoint(checkpoint, checkpoint_every)
         [result] = await _run_suites([self], max_cases, resume=resume, retry_errors=retry_errors, checkpoint=keeper,
-                                     rescore_changed=rescore_changed)
+                                     rescore_changed=rescore_changed, shard=part)
         return result
 
     async def _score(self, work: Finished, on_scored: Callable[[int], None]) -> None:
@@ -225,17 +232,19 @@ class EvalSuite:
         await asyncio.gather(*(score_one(job, outcome) for job, outcome in work.unscored()))
 
     def _result(self, results: list[CaseResult], run_id: str, started_at: str, duration: float, dataset: dict[str, Any],
-                status: str | None = None) -> EvalSuiteResult:
+                status: str | None = None, shard: tuple[int, int] | None = None) -> EvalSuiteResult:
         """The result: the run (built and validated once, here) and the live ``results``; ``dataset`` is the
-        ``{fingerprint, cases}`` of the cases run; ``status`` is ``"interrupted"`` for a run stopped early."""
-        head, per_case = self._run_head(results, run_id, started_at, duration, dataset, status)
+        ``{fingerprint, cases}`` of the cases run; ``status`` is ``"interrupted"`` for a run stopped early;
+        ``shard`` the ``(index, count)`` of a shard run."""
+        head, per_case = self._run_head(results, run_id, started_at, duration, dataset, status, shard)
         if per_case:  # written with each result, so a comparison of the run files can pair them
             results = [dataclasses.replace(r, statistical_values={name: column[i] for name, column in per_case.items()})
                        for i, r in enumerate(results)]
         return EvalSuiteResult(suite_run(results=results, **head), results)
 
     def _run_head(self, results: list[CaseResult], run_id: str, started_at: str, duration: float,
-                  dataset: dict[str, Any], status: str | None) -> tuple[dict[str, Any], dict[str, list[float]]]:
+                  dataset: dict[str, Any], status: str | None,
+                  shard: tuple[int, int] | None) -> tuple[dict[str, Any], dict[str, list[float]]]:
         """What the run of ``results`` holds beside them (:func:`suite_run`'s other arguments), and the
         per-case values of each statistical metric that writes them, in the order of ``results``."""
         aggregated = {m.name: aggregate([r.scores[m.name].value for r in results if m.name in r.scores])
@@ -246,26 +255,28 @@ class EvalSuite:
             if values is not None and getattr(m, "writes_per_case", False):
                 per_case[m.name] = values
         directions = {m.name: m.higher_is_better for m in self.metrics + self.statistical_metrics}
-        checks = [a.check(aggregated, directions) for a in self.assertions]
+        checks = [] if shard is not None else [a.check(aggregated, directions) for a in self.assertions]
         judge_metrics = {m.name for m in self.metrics if getattr(m, "requires_judge", False)}
         judged = self.judge is not None or any(isinstance(getattr(m, "judge", None), JudgeConfig) for m in self.metrics)
         return dict(
-            run_id=run_id, name=self.name, metadata=self.metadata, status=status,
+            run_id=run_id, name=self.name, metadata=self.metadata, status=status, shard=shard,
             started_at=started_at, finished_at=iso_utc(utc_now()), dataset=dataset, config=self.config(),
             aggregated=aggregated, assertions=checks,
             stats=run_stats(results, judge_metrics, duration, judged=judged),  # every judge: the suite's, a metric's
         ), per_case
 
     def _checkpoint_parts(self, results: list[CaseResult], run_id: str, started_at: str, duration: float,
-                          dataset: dict[str, Any]) -> tuple[EvalRun, Callable[[int], dict[str, Any]]]:
+                          dataset: dict[str, Any],
+                          shard: tuple[int, int] | None) -> tuple[EvalRun, Callable[[int], dict[str, Any]]]:
         """The interrupted run of ``results`` as a checkpoint writes it: its head (no results), and a function
         that makes the record of ``results[position]`` (:class:`~cogeval.evaluate.resume.Checkpoint`)."""
-        head, per_case = self._run_head(results, run_id, started_at, duration, dataset, "interrupted")
+        head, per_case = self._run_head(results, run_id, started_at, duration, dataset, "interrupted", shard)
 
         def record(position: int) -> dict[str, Any]:
             values = {name: column[position] for name, column in per_case.items()}
             result = results[position]
-            return result_record(dataclasses.replace(result, statistical_values=values) if values else result)
+            return result_record(dataclasses.replace(result, statistical_values=values) if values else result,
+                                 indexed=shard is not None)
 
         return suite_run(results=[], **head), record
 
@@ -331,34 +342,34 @@ async def arun_interleaved(suites: Sequence[EvalSuite], max_cases: int | None = 
 
 async def _run_suites(suites: Sequence[EvalSuite], max_cases: int | None, *, resume: Any = None,
                       retry_errors: bool = True, checkpoint: Checkpoint | None = None,
-                      rescore_changed: bool = False) -> list[EvalSuiteResult]:
-    """:func:`arun_interleaved`, and for one suite its ``resume`` and ``checkpoint``: keeps every answer and
-    score as it comes, so Ctrl-C raises :class:`RunInterrupted` with the partial results."""
+                      rescore_changed: bool = False, shard: tuple[int, int] | None = None) -> list[EvalSuiteResult]:
+    """:func:`arun_interleaved`, and for one suite its ``resume``, ``checkpoint`` and ``shard``: keeps every
+    answer and score as it comes, so Ctrl-C raises :class:`RunInterrupted` with the partial results."""
     suites = _check_suites(suites)
     first = suites[0]
     cases = list(first.dataset)
     if max_cases is not None:
         cases = cases[: check_positive_int("max_cases", max_cases)]
     ran = first.dataset if len(cases) == len(first.dataset) else Dataset(cases)
-    dataset = {"fingerprint": ran.fingerprint, "cases": len(cases)}  # of the cases run, for every suite's run
+    dataset = {"fingerprint": ran.fingerprint, "cases": len(cases)}  # of the cases run (all shards'), for every run
     started = utc_now()
     clock = time.perf_counter()
     works = [Finished(run_id=new_run_id(started), started_at=iso_utc(started)) for _ in suites]
     if resume is not None:  # one suite: EvalSuite.arun
         works[0] = earlier_work(first, cases, resume, retry_errors=bool(retry_errors),
-                                rescore_changed=bool(rescore_changed))
+                                rescore_changed=bool(rescore_changed), shard=shard)
     if checkpoint is not None:
         checkpoint.start(str(works[0].run_id))
         for job in works[0].outcomes:  # what a resumed run did before: in every checkpoint of it
             checkpoint.keep(job, works[0].results.get(job) or CaseResult.from_outcome(works[0].outcomes[job], {}))
-    total = len(cases) * first.trials
-    todo = [job for job in range(total) if job not in works[0].outcomes]
+    chosen = range(len(cases) * first.trials) if shard is None else shard_jobs(cases, first.trials, shard)
+    todo = [job for job in chosen if job not in works[0].outcomes]
 
     def result(position: int, status: str | None = None) -> EvalSuiteResult:
         work = works[position]
         duration = work.duration_s + time.perf_counter() - clock
         return suites[position]._result(work.case_results(), str(work.run_id), str(work.started_at), duration, dataset,
-                                        status)
+                                        status, shard)
 
     def keep(position: int, job: int) -> None:
         """Give the checkpoint (the one suite's) the latest result of ``job``; it writes the run so far when due."""
@@ -367,7 +378,8 @@ async def _run_suites(suites: Sequence[EvalSuite], max_cases: int | None, *, res
         work = works[0]
         checkpoint.keep(job, work.results.get(job) or CaseResult.from_outcome(work.outcomes[job], {}))
         checkpoint.write_soon(lambda results: first._checkpoint_parts(
-            results, str(work.run_id), str(work.started_at), work.duration_s + time.perf_counter() - clock, dataset))
+            results, str(work.run_id), str(work.started_at), work.duration_s + time.perf_counter() - clock, dataset,
+            shard))
 
     callback_failed: set[int] = set()  # the suites whose on_progress raised (warned once)
 
@@ -409,15 +421,21 @@ async def _run_suites(suites: Sequence[EvalSuite], max_cases: int | None, *, res
         if checkpoint is not None:
             checkpoint.write(partial[0].run)
         by_target = [[work.outcomes[job] for job in sorted(work.outcomes)] for work in works]
-        stop = RunInterrupted(sum(map(len, by_target)), total, [o for f in by_target for o in f], by_target)
+        stop = RunInterrupted(sum(map(len, by_target)), len(chosen), [o for f in by_target for o in f], by_target)
         stop.args = (f"{stop}; the run so far is this exception's .result (status 'interrupted'): "
-                     "save it with .result.save_run(path), finish it with suite.run(resume=path)" if len(suites) == 1 else
+                     f"save it with .result.save_run(path), finish it with suite.run({_shard_argument(shard)}resume=path)"
+                     if len(suites) == 1 else
                      f"{stop}; each run so far is in this exception's .results (status 'interrupted'), to save",)
         stop.results = partial
         raise stop from None
     if checkpoint is not None:
         checkpoint.write(results[0].run)
     return results
+
+
+def _shard_argument(shard: tuple[int, int] | None) -> str:
+    """``"shard=(1, 4), "`` for a shard run's message (nothing otherwise)."""
+    return "" if shard is None else f"shard={shard}, "
 
 
 def _run_level(metric: Any, results: list[CaseResult]) -> tuple[Any, list[float] | None]:

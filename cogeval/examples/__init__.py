@@ -6,7 +6,8 @@ same on every machine.
 
 ``questions()`` holds 300 short questions with expected answers: 60 capitals,
 120 arithmetic problems, 60 letter counts and 60 hour-to-minute conversions
-(topic in each case's metadata).
+(topic in each case's metadata). ``NoisyAssistant`` is either assistant slipping now and then, seeded:
+reruns of it differ, as an LLM's do (the noise demo, ``notebooks/noise.ipynb``).
 
 >>> data = questions()
 >>> len(data), data[0].input, data[0].expected
@@ -20,6 +21,7 @@ same on every machine.
 from __future__ import annotations
 
 from cogeval.examples.data import capitals, questions
+from cogeval.examples.noisy import NoisyAssistant
 from cogeval.examples.targets import assistant_v1, assistant_v2
 
-__all__ = ["assistant_v1", "assistant_v2", "capitals", "questions"]
+__all__ = ["NoisyAssistant", "assistant_v1", "assistant_v2", "capitals", "questions"]

@@ -18,6 +18,7 @@ The rules for the client and the answer:
   loop), closed in that loop when the loop shuts down (``asyncio.run`` and
   ``run_sync`` do this), or when the target is collected while the loop runs;
   so no connection is left for the garbage collector to close on a closed loop;
+  a pickled copy (a Ray worker's) leaves the clients behind and opens its own;
 - a 200 answer that is not a chat completion (not JSON, no ``choices``, no
   ``choices[0].message``, a ``content`` that is not text, bad ``usage``) raises
   :class:`~cogeval.errors.ExecutionError` ``malformed completion from <url>: <what>``;
@@ -103,6 +104,11 @@ class ChatTarget(Target):
         self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or _PLACEHOLDER_API_KEY
         # loop -> (its client, the started async generator that closes the client when the loop shuts down)
         self._clients: dict[asyncio.AbstractEventLoop, tuple[Any, AsyncGenerator[None, None]]] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (for another process: a Ray worker) without its clients, which belong to this process's
+        event loops: the copy opens its own, one per loop, on first use."""
+        return {**self.__dict__, "_clients": {}}
 
     def __repr__(self) -> str:
         shown = {"base_url": self.base_url, "system": self.system, "temperature": self.temperature,

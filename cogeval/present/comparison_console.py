@@ -32,12 +32,12 @@ from cogeval.compare.result import changed_text, errored_text
 from cogeval.present.comparison_rows import (
     CHANGE_COLUMNS,
     ERRORED_COLUMNS,
-    METRIC_COLUMNS,
     change_groups,
     counted,
     errored_rows,
     headline_parts,
     informing_summary,
+    metric_columns,
     metric_rows,
     note_rows,
     roles,
@@ -356,7 +356,7 @@ def _metric_table(c: Any, width: int | None) -> Any:
     :data:`_COMPACT_COLUMNS` that fits, else the last with its name and interval wrapped."""
     rows = metric_rows(c)
     cells = [{**r, "difference [CI]": _difference_cell(r["difference"], r["interval"])} for r in rows]
-    candidates = [[_metric_column(k, True) for k in METRIC_COLUMNS]]
+    candidates = [[_metric_column(k, True) for k in metric_columns(c)]]
     if width is not None:
         candidates += [[_metric_column(k, False) for k in columns] for columns in _COMPACT_COLUMNS]
     columns, widths = fit_columns(candidates, cells, width)

@@ -45,7 +45,6 @@ from cogeval.present.comparison_rows import (
     ANSWER_COLUMNS,
     CHANGE_COLUMNS,
     ERRORED_COLUMNS,
-    METRIC_COLUMNS,
     TONE_MARKS,
     change_groups,
     counted,
@@ -53,6 +52,7 @@ from cogeval.present.comparison_rows import (
     has_answers,
     headline_parts,
     informing_summary,
+    metric_columns,
     metric_rows,
     note_rows,
     ordered,
@@ -69,12 +69,15 @@ _MARKDOWN_CHANGES = 10
 _MARKDOWN_ANSWER = 80
 """Characters of each run's answer a Markdown case row shows (on one line)."""
 _HTML_CHANGES = 50
-_HTML_METRIC_COLUMNS = ["metric", "verdict", *(c for c in METRIC_COLUMNS if c not in ("metric", "verdict"))]
-"""The HTML report's metric table: :data:`METRIC_COLUMNS` with the verdict next to the metric, the two columns that
-stay in sight (sticky at the left edge; below 900 px the first line of each metric's block)."""
 _HEADLINE_LIMIT = 2000
 FOREST_LIMIT = 40
 """The most metrics the HTML report's forest plot draws (:func:`forest_metrics`): every one up to this many."""
+
+
+def _html_metric_columns(comparison: Any) -> list[str]:
+    """The HTML report's metric table: :func:`metric_columns` with the verdict next to the metric, the two columns
+    that stay in sight (sticky at the left edge; below 900 px the first line of each metric's block)."""
+    return ["metric", "verdict", *(c for c in metric_columns(comparison) if c not in ("metric", "verdict"))]
 
 
 def report_comparison(comparison: Any, kind: str | Sequence[str] = "console", path: Any = "eval-comparison", *,
@@ -143,7 +146,7 @@ def comparison_markdown(comparison: Any) -> str:
     ]
     if c.metrics:
         rows = [{**r, "verdict": f"{TONE_MARKS[r['tone']]} {r['verdict']}"} for r in metric_rows(c)]
-        lines += [markdown_table(rows, METRIC_COLUMNS), ""]
+        lines += [markdown_table(rows, metric_columns(c)), ""]
     notes = note_rows(c)
     if notes:
         lines += [f"- **{markdown_cell(metric)}** — {markdown_cell(note, limit=_HEADLINE_LIMIT)}"
@@ -234,7 +237,7 @@ def comparison_html(comparison: Any, *, figure: bool = True, figure_html: str | 
         errored_count=errored_text(c), errored_columns=ERRORED_COLUMNS, informing=informing_summary(c),
         counts={d: counted(c, d, "decides") for d in ("regressed", "improved")},
         sides=[("base", c.base), ("head", c.head)],
-        columns=_HTML_METRIC_COLUMNS, notes=note_rows(c), changes=changes,
+        columns=_html_metric_columns(c), notes=note_rows(c), changes=changes,
         trace_columns=[k for k in ("trace", "prompt") if any(row[k] for g in changes for row in g.rows)],
         metrics=[{**r, "interval": r["interval"].replace(", ", ",\u00a0")} for r in metric_rows(c)],  # wraps before "at"
         change_columns=CHANGE_COLUMNS, warnings=[str(w) for w in c.warnings],

@@ -25,7 +25,7 @@ import pandas as pd
 
 from cogeval import _numbers as numbers
 from cogeval._text import cut, one_line, safe_str, shorten, with_unit
-from cogeval.compare.result import VERDICT_TONES, as_run_comparison, headline, interval_text, verdict_note
+from cogeval.compare.result import VERDICT_TONES, as_run_comparison, headline, interval_text, is_fragile, verdict_note
 from cogeval.present.templating import TEXT_SHOWN, Shown, shown
 
 # --- formatting, shared by the three reports -------------------------------------------------
@@ -130,8 +130,13 @@ def headline_parts(comparison: Any) -> tuple[str, str, str]:
 
 
 def ordered(comparison: Any) -> list[Any]:
-    """The compared metrics, deciding ones first (each group in the comparison's order)."""
-    return sorted(comparison.metrics.values(), key=lambda m: m.role != "decides")
+    """The compared metrics, deciding ones first (each group in the comparison's order), each metric's derived
+    rows (``pass^k``, ``pass@k``) right after it: a metric and its rows decide as a family when any of them does."""
+    metrics = comparison.metrics
+    family = {name: m.derived_from if m.derived_from in metrics else name for name, m in metrics.items()}
+    deciding = {family[name] for name, m in metrics.items() if m.role == "decides"}
+    heads = {head: i for i, head in enumerate(dict.fromkeys(family.values()))}
+    return sorted(metrics.values(), key=lambda m: (family[m.metric] not in deciding, heads[family[m.metric]]))
 
 
 def roles(comparison: Any) -> str:
@@ -152,6 +157,8 @@ def metric_rows(comparison: Any) -> list[dict[str, Any]]:
             "effect size": format_signed(m.effect_size), "test": str(m.test),
             "p": format_p(m.p_value), "adjusted p": format_p(m.adjusted_p_value), "verdict": str(m.verdict),
             "mde": _format_number(m.mde), "n needed": numbers.count(m.n_needed),
+            "fragility": numbers.count(m.fragility) + (" (fragile)" if is_fragile(m) else ""),
+            "beyond noise": {True: "yes", False: "no"}.get(m.beyond_noise, numbers.MISSING),
             "tone": VERDICT_TONES.get(m.verdict, "neutral"),
         }
         for m in ordered(comparison)
@@ -159,12 +166,21 @@ def metric_rows(comparison: Any) -> list[dict[str, Any]]:
 
 
 def note_rows(comparison: Any) -> list[tuple[str, str]]:
-    """(metric, :func:`verdict_note`) for each metric whose verdict is inconclusive or that has a margin."""
-    return [(str(m.metric), verdict_note(m)) for m in ordered(comparison) if m.verdict == "inconclusive" or m.margin]
+    """(metric, :func:`verdict_note`) for each metric whose verdict is inconclusive, that has a margin, that is
+    fragile or whose difference is within rerun noise."""
+    return [(str(m.metric), verdict_note(m)) for m in ordered(comparison)
+            if m.verdict == "inconclusive" or m.margin or is_fragile(m) or m.beyond_noise is False]
 
 
 METRIC_COLUMNS = ["metric", "role", "base", "head", "n", "difference", "interval", "effect size",
-                  "test", "p", "adjusted p", "verdict", "mde", "n needed"]
+                  "test", "p", "adjusted p", "verdict", "mde", "n needed", "fragility"]
+"""The metric table's columns; ``beyond noise`` follows when the comparison had a noise report (:func:`metric_columns`)."""
+
+
+def metric_columns(comparison: Any) -> list[str]:
+    """:data:`METRIC_COLUMNS`, and ``beyond noise`` when some metric was measured against rerun noise."""
+    noise = any(m.beyond_noise is not None for m in comparison.metrics.values())
+    return [*METRIC_COLUMNS, "beyond noise"] if noise else list(METRIC_COLUMNS)
 CHANGE_COLUMNS = ["case", "input", "base → head", "delta"]
 
 

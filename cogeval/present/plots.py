@@ -406,3 +406,43 @@ def plot_history(store: Any, metric: str, name: str | None = None, *, confidence
         template="plotly_white", height=460, hovermode="closest",
     )
     return fig
+
+
+# -- rerun noise ----------------------------------------------------------------------------------
+
+
+def plot_noise(report: Any) -> go.Figure:
+    """How often each case flips between reruns: per-case flip rates of the 0/1 metrics of a noise report.
+
+    A case's flip rate is the share of the k(k−1)/2 pairs of reruns whose scores differ on it (0: every rerun
+    agreed; with k = 3, 2/3 for a case right in one rerun and wrong in the others). One bar per flip rate and
+    metric (the rates, to 3 digits, as categories in ascending order): how many cases flip that often; hover
+    gives the share of cases and the metric's mean flip rate.
+    A report without a 0/1 metric gives a figure whose title says so.
+
+    >>> # plot_noise(noise_report([run_1, run_2, run_3])).show()
+    """
+    from cogeval.compare.noise import NoiseReport
+
+    if not isinstance(report, NoiseReport):
+        raise InputError(f"report must be a NoiseReport (cogeval.noise_report(reruns)); got {describe(report)}")
+    cases = report.cases[report.cases["flip_rate"].notna()]
+    mean_flips = dict(zip(report.to_frame()[col.METRIC], report.to_frame()["flip_rate"]))
+    fig = go.Figure()
+    for metric, part in cases.groupby(col.METRIC, sort=False):
+        rates, counts = np.unique(part["flip_rate"].to_numpy(float).round(12), return_counts=True)
+        fig.add_trace(go.Bar(
+            x=[format_value(float(r), 3) for r in rates], y=counts, name=text(str(metric), 40),
+            customdata=[[c / len(part), mean_flips[metric], len(part)] for c in counts],
+            hovertemplate=(f"<b>{text(str(metric), 40)}</b><br>flip rate %{{x}}: %{{y}} cases "
+                           "(%{customdata[0]:.1%} of %{customdata[2]})<br>mean flip rate %{customdata[1]:.3g}"
+                           "<extra></extra>"),
+        ))
+    k = report.reruns
+    title = (f"Per-case flip rates over {k} reruns<br><sup>share of the {k * (k - 1) // 2} pairs of reruns whose "
+             "scores differ on a case · 0: every rerun agreed</sup>" if len(fig.data)
+             else "No 0/1 metric in the noise report: flip rates are for 0/1 metrics")
+    fig.update_layout(title=title, barmode="group", template="plotly_white", height=460,
+                      xaxis_title="flip rate (share of pairs of reruns that disagree)", yaxis_title="cases",
+                      xaxis=dict(type="category", categoryorder="category ascending"), legend_title_text="metric")
+    return fig

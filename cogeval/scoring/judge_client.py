@@ -97,6 +97,13 @@ class JudgeConfig:
         self._structured = True  # until the server rejects response_format
         self._limits: weakref.WeakKeyDictionary[Any, asyncio.Semaphore] = weakref.WeakKeyDictionary()  # one per loop
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (for a Ray worker) without its per-loop limits, which hold this process's loops weakly."""
+        return {key: value for key, value in self.__dict__.items() if key != "_limits"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, _limits=weakref.WeakKeyDictionary())
+
     model = property(lambda self: self._chat.model, doc="The judge model's name.")
     base_url = property(lambda self: self._chat.base_url, doc="The server's ``/v1`` URL, or ``None`` for OpenAI.")
     temperature = property(lambda self: self._chat.temperature, doc="Sampling temperature sent with every request.")

@@ -126,10 +126,10 @@ def test_a_file_copied_in_by_another_tool_is_listed(store, tmp_path, reads):
 
 
 @pytest.mark.parametrize("text", [
-    "", "{", "not json", "[]", "null", '{"format": "cogeval.store-index", "version": 3, "runs": {}}',
-    '{"format": "other", "version": 2, "runs": {}}', '{"format": "cogeval.store-index", "version": 2, "runs": []}',
+    "", "{", "not json", "[]", "null", '{"format": "cogeval.store-index", "version": 4, "runs": {}}',
+    '{"format": "other", "version": 2, "runs": {}}', '{"format": "cogeval.store-index", "version": 3, "runs": []}',
     "[" * 100_000,
-], ids=["empty", "truncated", "not-json", "array", "null", "version-3", "other-format", "runs-not-a-mapping", "too-deep"])
+], ids=["empty", "truncated", "not-json", "array", "null", "version-4", "other-format", "runs-not-a-mapping", "too-deep"])
 def test_a_broken_index_is_rebuilt_with_the_same_listing(store, text):
     expected = store.list()
     (store.path / INDEX_FILE).write_text(text)

@@ -151,12 +151,12 @@ def test_console_prints_and_writes_nothing(comparison, capsys, tmp_path, monkeyp
     assert "baseline" in out and "candidate" in out and "2025-05-02T11:30:00Z" in out
     header = next(line for line in lines if "adjusted p" in line).split()
     assert header == ["metric", "role", "base", "head", "n", "difference", "interval", "effect", "size", "test", "p",
-                      "adjusted", "p", "verdict", "mde", "n", "needed"]
+                      "adjusted", "p", "verdict", "mde", "n", "needed", "fragility"]
     rows = [line.split() for line in lines if line.strip().startswith(("exact_match", "token_f1", "latency_s"))]
     assert [r[:2] for r in rows[:3]] == [["exact_match", "↑"], ["token_f1", "↑"], ["latency_s", "(s)"]]  # deciding first
     assert rows[0] == ["exact_match", "↑", "decides", "0.62", "0.74", "120", "+0.12", "[0.07,", "0.17]", "at", "95%",
-                       "+0.6", "mcnemar", "0.0012", "0.0036", "better", "0.061", "150"]
-    assert rows[2][3] == "informs" and rows[2][-3:] == ["inconclusive", "0.05", "2,400"]
+                       "+0.6", "mcnemar", "0.0012", "0.0036", "better", "0.061", "150", "–"]
+    assert rows[2][3] == "informs" and rows[2][-4:] == ["inconclusive", "0.05", "2,400", "–"]
     assert "token_f1 — better by more than 0.02" in lines
     assert ("latency_s — inconclusive: not significant with 120 cases; about 2,400 cases would detect "
             "a difference this large") in lines
@@ -211,15 +211,15 @@ def test_markdown_shows_verdict_runs_metrics_and_counts(comparison):
     assert "| base | baseline | run-a1 | 2025-05-01T10:00:00Z |" in text
     table = [line for line in lines if line.startswith("| metric |")]
     assert table == ["| metric | role | base | head | n | difference | interval | effect size | test | p | adjusted p | "
-                     "verdict | mde | n needed |"]
+                     "verdict | mde | n needed | fragility |"]
     rows = lines[lines.index(table[0]) + 2:lines.index(table[0]) + 5]
     assert rows == [  # deciding metrics first, each interval with its level
         "| exact\\_match ↑ | decides | 0.62 | 0.74 | 120 | +0.12 | \\[0.07, 0.17\\] at 95% | +0.6 | mcnemar | 0.0012 "
-        "| 0.0036 | 🟢 better | 0.061 | 150 |",
+        "| 0.0036 | 🟢 better | 0.061 | 150 | – |",
         "| token\\_f1 ↑ | decides | 0.7012 | 0.8012 | 120 | +0.09997 | \\[0.04997, 0.15\\] at 97.5% | +0.4998 | t "
-        "| 3.2e-06 | 9.6e-06 | 🟢 better | 0.03 | 40 |",
+        "| 3.2e-06 | 9.6e-06 | 🟢 better | 0.03 | 40 | – |",
         "| latency\\_s (s) ↓ | informs | 0.91 | 0.93 | 120 | +0.02 | \\[-0.03, 0.07\\] at 95% | +0.1 | wilcoxon | 0.41 "
-        "| 0.41 | ⚪ inconclusive | 0.05 | 2,400 |",
+        "| 0.41 | ⚪ inconclusive | 0.05 | 2,400 | – |",
     ]
     notes = lines[lines.index(rows[-1]) + 2:lines.index(rows[-1]) + 4]
     assert notes == [
@@ -352,7 +352,7 @@ def test_html_shows_verdict_table_colours_and_collapsible_changes(comparison):
     head = re.search(r"<thead>(.*?)</thead>", page).group(1)
     assert re.findall(r"<th[^>]*>([^<]*)</th>", head) == ["metric", "verdict", "role", "base", "head", "n", "difference",
                                                            "interval", "effect size", "test", "p", "adjusted p", "mde",
-                                                           "n needed"]  # the verdict next to the metric: both stay in sight
+                                                           "n needed", "fragility"]  # the verdict next to the metric: both stay in sight
     rows = re.findall(r'<tr class="([^"]*)">\s*<td class="t">([^<]*)</td>', page)
     assert rows == [("good decides", "exact_match ↑"), ("good decides", "token_f1 ↑"),
                     ("neutral informs first-informing", "latency_s (s) ↓")]
