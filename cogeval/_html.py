@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterable, Mapping
 from numbers import Real
 from typing import Any
 
-from cogeval._columns import ADJUSTED_P_VALUE, P_VALUE
-from cogeval._numbers import MISSING, number, p_value
+from cogeval._columns import ADJUSTED_P_VALUE, DELTA, DIFFERENCE, P_VALUE
+from cogeval._numbers import MISSING, number, p_value, signed
 from cogeval._text import printable, safe_str
 
 _STYLE = (
@@ -45,6 +45,8 @@ between words, values that never wrap, and the first column kept in sight when a
 
 _P_COLUMNS = frozenset({P_VALUE, ADJUSTED_P_VALUE, "p", "adjusted p"})
 """Columns (and fields) that hold a p-value: shown to 2 significant digits (:func:`cogeval._numbers.p_value`)."""
+_SIGNED_COLUMNS = frozenset({DIFFERENCE, DELTA})
+"""Columns that hold a difference: shown with its sign, as every report shows one (:func:`cogeval._numbers.signed`)."""
 
 _SHORT = 40
 """Text cells up to this long stay on one line (names, intervals); longer text (case inputs, outputs) wraps."""
@@ -73,10 +75,11 @@ def badge(text: str, kind: str = "neutral") -> str:
     return f'<span class="b {escape(kind)}">{escape(text)}</span>'
 
 
-def _cell(value: Any, raw: bool, p: bool = False) -> str:
+def _cell(value: Any, raw: bool, column: str = "") -> str:
     if raw:
         return f"<td>{value}</td>"
-    text = escape(p_value(value) if p and isinstance(value, Real) and not isinstance(value, bool) else format_value(value))
+    shown = p_value if column in _P_COLUMNS else signed if column in _SIGNED_COLUMNS else None
+    text = escape(shown(value) if shown and isinstance(value, Real) and not isinstance(value, bool) else format_value(value))
     if not isinstance(value, str):
         return f"<td>{text}</td>"
     kind = "s" if len(value) <= _SHORT and "\n" not in value else "t"
@@ -95,10 +98,11 @@ def html_table(
 
     Cells of ``raw_columns`` are trusted HTML (built with :func:`badge`); all
     others are escaped. Rows past ``max_rows`` are counted, not shown. A float in a column of
-    ``p``, ``adjusted p``, ``p_value`` or ``adjusted_p_value`` is a p-value (2 significant digits), any other has 4.
+    ``p``, ``adjusted p``, ``p_value`` or ``adjusted_p_value`` is a p-value (2 significant digits), one in
+    ``difference`` or ``delta`` a signed difference, any other has 4.
 
-    >>> html_table([{"p": 0.012345, "mean": 0.012345}], ["p", "mean"]).split("<tbody>")[1]
-    '<tr><td>0.012</td><td>0.01235</td></tr></tbody></table></div>'
+    >>> html_table([{"p": 0.012345, "mean": 0.012345, "difference": 0.5}], ["p", "mean", "difference"]).split("<tbody>")[1]
+    '<tr><td>0.012</td><td>0.01235</td><td>+0.5</td></tr></tbody></table></div>'
     """
     columns = list(columns)
     raw = set(raw_columns)
@@ -107,7 +111,7 @@ def html_table(
     for row in rows:
         total += 1
         if total <= max_rows:
-            body.append("<tr>" + "".join(_cell(row.get(c), c in raw, c in _P_COLUMNS) for c in columns) + "</tr>")
+            body.append("<tr>" + "".join(_cell(row.get(c), c in raw, c) for c in columns) + "</tr>")
     if total > max_rows:
         body.append(f'<tr><td class="t" colspan="{len(columns)}">… {total - max_rows} more rows</td></tr>')
     cap = f"<caption>{escape(caption)}</caption>" if caption else ""
@@ -120,7 +124,7 @@ def key_value_table(title: str, fields: Mapping[str, Any], *, raw_keys: Iterable
     raw = set(raw_keys)
     body = "".join(
         f"<tr><th>{escape(r['field'])}</th>"
-        + (f"<td>{r['value']}</td>" if r["field"] in raw else _cell(r["value"], False, r["field"] in _P_COLUMNS))
+        + (f"<td>{r['value']}</td>" if r["field"] in raw else _cell(r["value"], False, r["field"]))
         + "</tr>"
         for r in rows
     )

@@ -155,6 +155,7 @@ def test_comparison_shows_wins_and_regressions_at_a_glance():
     assert '<span class="b good">better</span>' in exact and '<span class="b bad">worse</span>' in latency
     assert '<span class="b neutral">inconclusive</span>' in quality
     assert '<td class="s">[0.3041, 0.8487] at 97.5%</td>' in exact and '<td class="s">16 / 1</td>' in exact
+    assert "<td>+0.75</td>" in exact  # a difference has its sign, as in every report
     deciding = html.split("<caption>Deciding metrics")[1].split("</table>")[0]  # one table per role
     assert all(f">{name}" in deciding for name in ("exact_match ↑", "latency ↓", "quality ↑"))
     assert "Informing metrics" not in html
