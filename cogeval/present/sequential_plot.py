@@ -64,14 +64,8 @@ def plot_sequential(result: Any) -> go.Figure:
         fig.add_hline(y=0, line_dash="dash", line_color=_GREY[0], row=row, col=1)
         fig.update_yaxes(title_text=f"Δ {name}", row=row, col=1)
     fig.add_vline(x=result.stopped_at, line_dash="dot", line_color="#0969da")
-    fig.update_xaxes(title_text="paired cases", row=rows, col=1)
-    saved = "" if result.calls_saved is None else f" · fixed-n plan {result.planned_cases} cases"
-    fig.update_layout(
-        title=f"Sequential comparison: {result.verdict}, stopped at {result.stopped_at} cases{saved}<br>"
-              f"<sup>anytime-valid confidence sequences of head − base · dashed: 0 · shaded: ±margin</sup>",
-        height=140 + 180 * rows, template="plotly_white", margin=dict(l=10, r=10, t=100, b=40),
-    )
-    return fig
+    return _titled(fig, result, rows, "Sequential comparison",
+                   "anytime-valid confidence sequences of head − base · dashed: 0 · shaded: ±margin")
 
 
 def _plot_looks(result: Any) -> go.Figure:
@@ -99,11 +93,16 @@ def _plot_looks(result: Any) -> go.Figure:
                                  showlegend=False), row=row, col=1)
         fig.add_hline(y=0, line_dash="dot", line_color=_GREY[0], row=row, col=1)
         fig.update_yaxes(title_text=f"z {name}", row=row, col=1)
+    return _titled(fig, result, rows, "Group-sequential comparison",
+                   "z of head − base at each look · dashed: ±efficacy bound · shaded: futility region")
+
+
+def _titled(fig: go.Figure, result: Any, rows: int, kind: str, legend: str) -> go.Figure:
+    """``fig`` with the x axis named, the title (the verdict, where it stopped, the fixed-n plan) and the size."""
     fig.update_xaxes(title_text="paired cases", row=rows, col=1)
     saved = "" if result.calls_saved is None else f" · fixed-n plan {result.planned_cases} cases"
     fig.update_layout(
-        title=f"Group-sequential comparison: {result.verdict}, stopped at {result.stopped_at} cases{saved}<br>"
-              f"<sup>z of head − base at each look · dashed: ±efficacy bound · shaded: futility region</sup>",
+        title=f"{kind}: {result.verdict}, stopped at {result.stopped_at} cases{saved}<br><sup>{legend}</sup>",
         height=140 + 180 * rows, template="plotly_white", margin=dict(l=10, r=10, t=100, b=40),
     )
     return fig
