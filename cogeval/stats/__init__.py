@@ -1,10 +1,13 @@
-"""Statistics on plain arrays: paired tests, intervals, effect sizes, agreement, summaries, ranking.
+"""Statistics on plain arrays: paired tests (also of clustered cases), intervals, effect sizes, agreement, summaries, ranking.
 
 This layer imports nothing from cogeval but the L0 core, so every function can
 be checked alone against published reference values.
 """
 
 from cogeval.stats.agreement import cohen_kappa
+from cogeval.stats.clustered import ClusteredTTestResult, cluster_se, clustered_t_test
+from cogeval.stats.clustered_binary import ClusteredMcNemarResult, clustered_mcnemar_test
+from cogeval.stats.clustered_rank import ClusteredWilcoxonResult, clustered_wilcoxon_test
 from cogeval.stats.describe import Aggregate, aggregate, mean, median, percentile, std_dev
 from cogeval.stats.effect import cohens_d
 from cogeval.stats.equivalence import EquivalenceResult, equivalence_test
@@ -28,6 +31,9 @@ from cogeval.stats.sequential import ConfidenceSequence, confidence_sequence, co
 
 __all__ = [
     "Aggregate",
+    "ClusteredMcNemarResult",
+    "ClusteredTTestResult",
+    "ClusteredWilcoxonResult",
     "ConfidenceSequence",
     "EquivalenceResult",
     "GroupSequentialDesign",
@@ -41,6 +47,10 @@ __all__ = [
     "aggregate",
     "bootstrap_ci",
     "bradley_terry",
+    "cluster_se",
+    "clustered_mcnemar_test",
+    "clustered_t_test",
+    "clustered_wilcoxon_test",
     "cohen_kappa",
     "cohens_d",
     "confidence_sequence",
