@@ -33,7 +33,9 @@ from cogeval.present.comparison_rows import (
     CHANGE_COLUMNS,
     ERRORED_COLUMNS,
     change_groups,
+    clustering,
     counted,
+    design_effects,
     errored_rows,
     headline_parts,
     informing_summary,
@@ -351,16 +353,17 @@ def _metric_column(key: str, full: bool) -> Column:
     return Column(key, header, "left" if key in _LEFT else "right", _WRAPS.get(key, 0))
 
 
-def _metric_table(c: Any, width: int | None) -> Any:
+def _metric_table(c: Any, width: int | None) -> tuple[Any, list[str]]:
     """The metric table: every column when it fits (always when ``width`` is None), else the widest
-    :data:`_COMPACT_COLUMNS` that fits, else the last with its name and interval wrapped."""
+    :data:`_COMPACT_COLUMNS` that fits, else the last with its name and interval wrapped; and the keys of the
+    columns it shows."""
     rows = metric_rows(c)
     cells = [{**r, "difference [CI]": _difference_cell(r["difference"], r["interval"])} for r in rows]
     candidates = [[_metric_column(k, True) for k in metric_columns(c)]]
     if width is not None:
         candidates += [[_metric_column(k, False) for k in columns] for columns in _COMPACT_COLUMNS]
     columns, widths = fit_columns(candidates, cells, width)
-    return console_table(columns, widths, cells, [_CONSOLE_TONES[r["tone"]] for r in rows])
+    return console_table(columns, widths, cells, [_CONSOLE_TONES[r["tone"]] for r in rows]), [k.key for k in columns]
 
 
 def _cases_table(keys: Sequence[str], rows: Sequence[dict[str, Any]], width: int | None) -> Any:
@@ -400,18 +403,29 @@ def _draw_comparison(console: Any, c: Any, width: int | None, *, brief: bool = F
     def verdict_line() -> None:
         print_lines(console, wrap_parts([headline], width), lead_style=(len(printable(lead)), f"bold {colour}".strip()))
 
+    clustered = clustering(c)
+
+    def cluster_line() -> None:  # under the first verdict line: whole clusters were tested
+        if clustered is not None:
+            say(clustered.text)
+
     def changed_line() -> None:
         say("", parts=list(c.changed) if c.changed else [changed_text(c)], sep="; ", lead="changed: ")
 
     def metric_table() -> None:
         if c.metrics:
             console.print()
-            console.print(_metric_table(c, width))
+            table, shown = _metric_table(c, width)
+            console.print(table)
             console.print()
+            effects = design_effects(c) if clustered is not None and "design effect" not in shown else []
+            if effects:  # the table left its design effect column out: each metric's on a line of its own
+                say("", parts=effects, sep=", ", lead="design effect: ")
         for line in worse_slices(c):
             say(line, _CONSOLE_TONES["bad"] or "")
 
     verdict_line()
+    cluster_line()
     if brief:
         changed_line()
         metric_table()

@@ -6,7 +6,10 @@ runs, the metric table (deciding metrics first, each with its role, its
 test-inversion interval and level, its verdict, ``mde`` and ``n needed``), a
 note for each inconclusive metric or metric with a margin
 (:func:`~cogeval.compare.result.verdict_note`), the regressed and improved
-cases and the warnings. The verdict words are the comparison's own:
+cases and the warnings. A comparison made with ``cluster=`` says so under the headline (by what, how many
+clusters of how many cases, the largest design effect: :func:`~cogeval.present.comparison_rows.clustering`),
+and gives each metric's clusters and design effect (the console's wide table, the Markdown table, the HTML
+page's table of clusters) and its ``n needed`` in clusters too. The verdict words are the comparison's own:
 ``better``, ``worse``, ``equivalent``, ``inconclusive`` (and ``mixed`` for a run).
 
 Numbers are formatted here, only for presenting; case text and metric names
@@ -44,9 +47,11 @@ from cogeval.present.comparison_console import print_console
 from cogeval.present.comparison_rows import (
     ANSWER_COLUMNS,
     CHANGE_COLUMNS,
+    CLUSTER_UNITS,
     ERRORED_COLUMNS,
     TONE_MARKS,
     change_groups,
+    clustering,
     counted,
     errored_rows,
     has_answers,
@@ -61,7 +66,7 @@ from cogeval.present.comparison_rows import (
     run_label,
 )
 from cogeval.present.markdown import markdown_cell, markdown_table
-from cogeval.present.slices import SLICE_COLUMNS, slice_rows
+from cogeval.present.slices import slice_columns, slice_rows
 from cogeval.present.templating import cogeval_version, render_template
 
 KINDS = {"console": None, "markdown": ".md", "html": ".html"}
@@ -74,10 +79,18 @@ FOREST_LIMIT = 40
 """The most metrics the HTML report's forest plot draws (:func:`forest_metrics`): every one up to this many."""
 
 
+HTML_CLUSTER_COLUMNS = ["metric", "clusters", "design effect", "n needed"]
+"""The HTML report's table of clusters (``cluster=``), under the metric table: each metric's clusters, design effect
+and ``n needed`` in cases and clusters. The metric table keeps the columns it has without ``cluster=`` (and
+``n needed`` in cases), so it fits the page as it does then."""
+
+
 def _html_metric_columns(comparison: Any) -> list[str]:
     """The HTML report's metric table: :func:`metric_columns` with the verdict next to the metric, the two columns
-    that stay in sight (sticky at the left edge; below 900 px the first line of each metric's block)."""
-    return ["metric", "verdict", *(c for c in metric_columns(comparison) if c not in ("metric", "verdict"))]
+    that stay in sight (sticky at the left edge; below 900 px the first line of each metric's block); a clustered
+    comparison's ``clusters`` and ``design effect`` are in the table of clusters (:data:`HTML_CLUSTER_COLUMNS`)."""
+    return ["metric", "verdict", *(c for c in metric_columns(comparison)
+                                   if c not in ("metric", "verdict", "clusters", "design effect"))]
 
 
 def report_comparison(comparison: Any, kind: str | Sequence[str] = "console", path: Any = "eval-comparison", *,
@@ -135,6 +148,7 @@ def comparison_markdown(comparison: Any) -> str:
         "",
         f"{TONE_MARKS[tone]} **{markdown_cell(lead)}**{markdown_cell(rest, limit=_HEADLINE_LIMIT)}",
         "",
+        *_markdown_clustering(c),
         f"Verdict: **{markdown_cell(c.verdict)}** · {roles(c)} · {numbers.count(c.matched)} matched cases, "
         f"{numbers.count(c.n_added)} added, {numbers.count(c.n_removed)} removed"
         + (f", {errored_text(c)}" if errored_text(c) else "") + f" · α = {numbers.number(c.alpha)}",
@@ -154,7 +168,7 @@ def comparison_markdown(comparison: Any) -> str:
     if c.slices is not None:
         rows = [{**r, "verdict": f"{TONE_MARKS[r['tone']]} {r['verdict']}"} for r in slice_rows(c)]
         lines += [f"#### Slices by {markdown_cell(c.by)} (Holm over slices × metrics)", "",
-                  markdown_table(rows, SLICE_COLUMNS, limits={"note": _HEADLINE_LIMIT}), ""]
+                  markdown_table(rows, slice_columns(c), limits={"note": _HEADLINE_LIMIT}), ""]
     if c.warnings:
         lines += ["> [!WARNING]"] + [f"> - {markdown_cell(w, limit=500)}" for w in c.warnings] + [""]
     groups = change_groups(c, _MARKDOWN_CHANGES)
@@ -184,6 +198,16 @@ def comparison_markdown(comparison: Any) -> str:
                   f"({markdown_cell(informing_summary(c), limit=_HEADLINE_LIMIT)})</summary>", ""]
         lines += [*_markdown_groups(informing), "</details>", ""]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _markdown_clustering(c: Any) -> list[str]:
+    """The paragraph under the headline of a comparison made with ``cluster=`` (none without):
+    ``Clustered by **passage**: 12 clusters of 48 cases; design effect up to 4.047 (…)``."""
+    clustered = clustering(c)
+    if clustered is None:
+        return []
+    effect = f"; design effect up to {clustered.design_effect}" if clustered.design_effect else ""
+    return [f"Clustered by **{markdown_cell(clustered.by)}**: {clustered.counts}{effect} ({CLUSTER_UNITS})", ""]
 
 
 def _markdown_groups(groups: Sequence[Any]) -> list[str]:
@@ -239,11 +263,22 @@ def comparison_html(comparison: Any, *, figure: bool = True, figure_html: str | 
         sides=[("base", c.base), ("head", c.head)],
         columns=_html_metric_columns(c), notes=note_rows(c), changes=changes,
         trace_columns=[k for k in ("trace", "prompt") if any(row[k] for g in changes for row in g.rows)],
-        metrics=[{**r, "interval": r["interval"].replace(", ", ",\u00a0")} for r in metric_rows(c)],  # wraps before "at"
+        metrics=[{**_html_cells(r), "n needed": r["cases needed"]} for r in metric_rows(c)],  # clusters: in cluster_rows
+        cluster_rows=[_html_cells(r) for r in metric_rows(c)] if c.cluster is not None else [],
+        cluster_columns=HTML_CLUSTER_COLUMNS,
         change_columns=CHANGE_COLUMNS, warnings=[str(w) for w in c.warnings],
-        by=c.by, slices=slice_rows(c), slice_columns=SLICE_COLUMNS,
+        by=c.by, slices=slice_rows(c), slice_columns=slice_columns(c), clustering=clustering(c),
+        cluster_units=CLUSTER_UNITS,
         figure=figure_html or None, figure_note=figure_note, version=cogeval_version(),
     )
+
+
+def _html_cells(row: dict[str, Any]) -> dict[str, Any]:
+    """A metric row for the HTML tables, its cells made to wrap only where they read well: an interval before its
+    ``at``, a clustered ``n needed`` before its clusters (``89`` / ``(23 clusters)``)."""
+    needed, space, clusters = row["n needed"].partition(" ")
+    return {**row, "interval": row["interval"].replace(", ", ",\u00a0"),
+            "n needed": needed + space + clusters.replace(" ", "\u00a0")}
 
 
 def forest_plot_html(comparison: Any) -> str | None:

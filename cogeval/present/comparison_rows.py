@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -124,9 +125,85 @@ TONE_MARKS = {"good": "🟢", "bad": "🔴", "neutral": "⚪"}
 
 
 def headline_parts(comparison: Any) -> tuple[str, str, str]:
-    """(lead, rest, tone) of :func:`headline`: ``lead`` is the verdict before the first ``": "``, never a metric name."""
-    lead, colon, rest = headline(comparison).partition(": ")
+    """(lead, rest, tone) of :func:`headline`: ``lead`` is the verdict before the first ``": "``, never a metric name.
+
+    Clustered (``cluster=``), the cases that would settle an inconclusive run are counted in clusters too
+    (``about 122 cases (31 clusters) would settle the closest one``)."""
+    text = headline(comparison)
+    if comparison.cluster is not None:
+        deciding = [m for m in comparison.metrics.values()
+                    if m.role == "decides" and m.verdict == "inconclusive" and m.n_needed is not None]
+        if deciding:
+            closest = min(deciding, key=lambda m: m.n_needed)
+            text = _in_clusters(text, closest.n_needed, closest.clusters_needed, "about ")
+    lead, colon, rest = text.partition(": ")
     return lead, colon + rest, VERDICT_TONES.get(comparison.verdict, "neutral")
+
+
+# --- clustered cases (cluster=) ---------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Clustering:
+    """What a clustered comparison's reports say under the headline, formatted: the field (or function) the cases
+    were clustered ``by``, the ``clusters`` (G) of the ``cases`` matched, and the largest ``design_effect`` of the
+    deciding metrics (of all, when none decides); ``""`` for what is not known."""
+
+    by: str
+    clusters: str
+    cases: str
+    design_effect: str
+
+    @property
+    def counts(self) -> str:
+        """``"12 clusters of 48 cases"`` (``"48 cases"`` when G is not known)."""
+        cases = f"{self.cases} {'case' if self.cases == '1' else 'cases'}"
+        if not self.clusters:
+            return cases
+        return f"{self.clusters} {'cluster' if self.clusters == '1' else 'clusters'} of {cases}"
+
+    @property
+    def text(self) -> str:
+        """The whole line: ``Clustered by passage: 12 clusters of 48 cases; design effect up to 4.047 (…)``."""
+        effect = f"; design effect up to {self.design_effect}" if self.design_effect else ""
+        return f"Clustered by {self.by}: {self.counts}{effect} ({CLUSTER_UNITS})"
+
+
+CLUSTER_UNITS = "whole clusters are the independent units of the tests and intervals"
+"""Why the clusters are counted, in every report's line under the headline."""
+
+
+def clustering(comparison: Any) -> Clustering | None:
+    """The :class:`Clustering` of a comparison made with ``cluster=``; None for one whose cases are independent.
+
+    The design effect is the one of :func:`~cogeval.compare.result.clustered_text`: the largest of the deciding
+    metrics' (of every metric's, when none decides), NaN ones left out."""
+    if comparison.cluster is None:
+        return None
+    metrics = list(comparison.metrics.values())
+    deciding = [m for m in metrics if m.role == "decides"] or metrics
+    effects = [m.design_effect for m in deciding if not math.isnan(m.design_effect)]
+    return Clustering(by=safe_str(comparison.cluster),
+                      clusters="" if comparison.clusters is None else numbers.count(comparison.clusters),
+                      cases=numbers.count(comparison.matched),
+                      design_effect=numbers.number(max(effects)) if effects else "")
+
+
+def _in_clusters(text: str, cases: Any, clusters: Any, before: str = "") -> str:
+    """``text`` with its first ``{before}N cases`` (N: ``cases``) followed by ``(G clusters)`` (G: ``clusters``),
+    unless it says so already or either count is missing."""
+    if cases is None or clusters is None:
+        return text
+    found = re.escape(f"{before}{numbers.count(cases)} {'case' if cases == 1 else 'cases'}")
+    groups = f"{numbers.count(clusters)} {'cluster' if clusters == 1 else 'clusters'}"
+    return re.sub(rf"\b{found}(?! \()", lambda hit: f"{hit.group(0)} ({groups})", text, count=1)
+
+
+def design_effects(comparison: Any) -> list[str]:
+    """``"quality 4.047"`` for each metric with a design effect (deciding first): the console's line at a width
+    that leaves the table's ``design effect`` column out."""
+    return [f"{m.metric} {numbers.number(m.design_effect)}" for m in ordered(comparison)
+            if not math.isnan(m.design_effect)]
 
 
 def ordered(comparison: Any) -> list[Any]:
@@ -156,20 +233,46 @@ def metric_rows(comparison: Any) -> list[dict[str, Any]]:
             "difference": format_signed(m.difference), "interval": interval_text(m),
             "effect size": format_signed(m.effect_size), "test": str(m.test),
             "p": format_p(m.p_value), "adjusted p": format_p(m.adjusted_p_value), "verdict": str(m.verdict),
-            "mde": _format_number(m.mde), "n needed": numbers.count(m.n_needed),
-            "fragility": numbers.count(m.fragility) + (" (fragile)" if is_fragile(m) else ""),
+            "mde": _format_number(m.mde), "n needed": _n_needed(m), "cases needed": numbers.count(m.n_needed),
+            "fragility": _fragility(m),
             "beyond noise": {True: "yes", False: "no"}.get(m.beyond_noise, numbers.MISSING),
+            "clusters": numbers.count(m.clusters), "design effect": _format_number(m.design_effect),
             "tone": VERDICT_TONES.get(m.verdict, "neutral"),
         }
         for m in ordered(comparison)
     ]
 
 
+def _n_needed(m: Any) -> str:
+    """``1,200``, or ``1,200 (150 clusters)`` for a clustered metric."""
+    needed = numbers.count(m.n_needed)
+    if m.n_needed is None or m.clusters_needed is None:
+        return needed
+    return f"{needed} ({numbers.count(m.clusters_needed)} {'cluster' if m.clusters_needed == 1 else 'clusters'})"
+
+
+def _fragility(m: Any) -> str:
+    """``2``, ``2 (fragile)``; a clustered metric's counts whole clusters: ``2 clusters (fragile)``."""
+    text = numbers.count(m.fragility)
+    if m.fragility is not None and m.clusters is not None:
+        text += " cluster" if m.fragility == 1 else " clusters"
+    return text + (" (fragile)" if is_fragile(m) else "")
+
+
 def note_rows(comparison: Any) -> list[tuple[str, str]]:
     """(metric, :func:`verdict_note`) for each metric whose verdict is inconclusive, that has a margin, that is
     fragile or whose difference is within rerun noise."""
-    return [(str(m.metric), verdict_note(m)) for m in ordered(comparison)
+    return [(str(m.metric), _clustered_note(m, verdict_note(m))) for m in ordered(comparison)
             if m.verdict == "inconclusive" or m.margin or is_fragile(m) or m.beyond_noise is False]
+
+
+def _clustered_note(m: Any, note: str) -> str:
+    """A clustered metric's note counts its cases in clusters too: ``not significant with 48 cases (12 clusters);
+    about 122 cases (31 clusters) would detect a difference this large``."""
+    if m.clusters is None:
+        return note
+    note = _in_clusters(note, m.n, m.clusters, "with ")
+    return _in_clusters(note, m.n_needed, m.clusters_needed, "about ")
 
 
 METRIC_COLUMNS = ["metric", "role", "base", "head", "n", "difference", "interval", "effect size",
@@ -178,9 +281,14 @@ METRIC_COLUMNS = ["metric", "role", "base", "head", "n", "difference", "interval
 
 
 def metric_columns(comparison: Any) -> list[str]:
-    """:data:`METRIC_COLUMNS`, and ``beyond noise`` when some metric was measured against rerun noise."""
+    """:data:`METRIC_COLUMNS`, and ``beyond noise`` when some metric was measured against rerun noise; clustered
+    (``cluster=``), ``clusters`` after ``n`` and ``design effect`` after ``effect size``."""
     noise = any(m.beyond_noise is not None for m in comparison.metrics.values())
-    return [*METRIC_COLUMNS, "beyond noise"] if noise else list(METRIC_COLUMNS)
+    columns = [*METRIC_COLUMNS, "beyond noise"] if noise else list(METRIC_COLUMNS)
+    if comparison.cluster is not None:
+        columns.insert(columns.index("n") + 1, "clusters")
+        columns.insert(columns.index("effect size") + 1, "design effect")
+    return columns
 CHANGE_COLUMNS = ["case", "input", "base → head", "delta"]
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import pandas as pd
+
 from cogeval import _numbers as numbers
 from cogeval._text import escaped_line, printable
 from cogeval.compare.result import VERDICT_TONES
@@ -17,6 +19,13 @@ from cogeval.present.comparison_rows import format_signed
 
 SLICE_COLUMNS = ["slice", "metric", "n", "base", "head", "difference", "interval", "p", "adjusted p", "verdict", "note"]
 """The reports' slices table; ``note`` says why a slice's test says little (the slices table's ``note``)."""
+
+
+def slice_columns(comparison: Any) -> list[str]:
+    """:data:`SLICE_COLUMNS`; clustered (``cluster=``), ``clusters`` after ``n``: the clusters each slice was tested on."""
+    if comparison.cluster is None:
+        return list(SLICE_COLUMNS)
+    return [*SLICE_COLUMNS[:3], "clusters", *SLICE_COLUMNS[3:]]
 
 
 def slice_rows(comparison: Any) -> list[dict[str, Any]]:
@@ -35,7 +44,7 @@ def slice_rows(comparison: Any) -> list[dict[str, Any]]:
             "interval": f"[{format_signed(r['ci_low'])}, {format_signed(r['ci_high'])}]" if bounded else "–",
             "p": numbers.p_value(r["p_value"]), "adjusted p": numbers.p_value(r["adjusted_p_value"]),
             "verdict": str(r["verdict"]), "tone": VERDICT_TONES.get(r["verdict"], "neutral"),
-            "note": "" if note is None or note != note else str(note),
+            "note": "" if note is None or note != note else str(note), "clusters": numbers.count(r.get("clusters")),
         })
     return rows
 
@@ -49,9 +58,18 @@ def worse_slices(comparison: Any) -> list[str]:
     if comparison.slices is None:
         return []
     worse = comparison.slices[(comparison.slices["verdict"] == "worse") & (comparison.slices["role"] == "decides")]
-    return [f"worse in {printable(str(name))} ({numbers.count(rows['n'].max())} cases): "
+    return [f"worse in {printable(str(name))} ({_slice_size(comparison, rows)}): "
             + ", ".join(f"{m} {format_signed(d)}" for m, d in zip(rows["metric"], rows["difference"], strict=True))
             for name, rows in worse.groupby("slice", sort=False)]
+
+
+def _slice_size(comparison: Any, rows: Any) -> str:
+    """``60 cases``; clustered, ``60 cases in 12 clusters``."""
+    cases = f"{numbers.count(rows['n'].max())} cases"
+    clusters = pd.to_numeric(rows["clusters"], errors="coerce").max() if "clusters" in rows else math.nan
+    if comparison.cluster is None or math.isnan(clusters):
+        return cases
+    return f"{cases} in {numbers.count(clusters)} clusters"
 
 
 def slice_points(comparison: Any, metric: str, colours: dict[str, str], neutral: str) -> list[Any]:
