@@ -142,7 +142,7 @@ def _compare(args: argparse.Namespace) -> int:
     base, head = _load(args.base), _load(args.head)
     comparison = compare_runs(base, head, alpha=args.alpha, test=args.test,
                               seed=args.seed, metrics=_names(args.metrics), decide_on=_names(args.decide_on),
-                              margins=dict(args.margin))
+                              margins=dict(args.margin), cluster=args.cluster)
     if args.format == "json":
         from cogeval.data.jsonable import json_text
 
@@ -153,6 +153,7 @@ def _compare(args: argparse.Namespace) -> int:
             "metrics": comparison.to_frame().to_dict("records"),
             "changes": comparison.changes.to_dict("records"), "warnings": list(comparison.warnings),
             "changed": comparison.changed, "errored": comparison.errored.to_dict("records"),
+            "cluster": comparison.cluster, "clusters": comparison.clusters,
         }
         text = json_text(document, indent=2)
         if args.out:
@@ -392,6 +393,9 @@ def _parser() -> argparse.ArgumentParser:
                               "metric; latency, cost and tokens only inform)")
     compare.add_argument("--margin", type=_margin, action="append", default=[], metavar="METRIC=NUMBER",
                          help="smallest difference that matters, in the metric's units (repeatable), e.g. latency=0.05")
+    compare.add_argument("--cluster", metavar="FIELD",
+                         help="case-metadata field whose cases are not independent (questions on one passage, turns "
+                              "of one conversation): whole clusters are tested, e.g. --cluster passage")
     compare.add_argument("--fail-on-regression", action="store_true",
                          help="exit 1 when the verdict of any deciding metric is 'worse', "
                               "2 when no case of base matched a case of head")

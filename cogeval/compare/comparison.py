@@ -16,6 +16,7 @@ from typing import Any
 
 from cogeval._check import describe
 from cogeval._html import safe_html
+from cogeval.compare.clusters import check_cluster
 from cogeval.compare.result import RunComparison
 from cogeval.compare.runs import compare_runs
 from cogeval.errors import InputError
@@ -92,8 +93,8 @@ class EvalComparison:
     not a mapping is an :class:`~cogeval.errors.InputError` naming the keys it
     got); the runs are named ``baseline`` and ``challenger``.
     ``on_progress`` receives ``{target, completed, total, current_case}``.
-    ``alpha``, ``test``, ``seed``, ``decide_on`` and ``margins`` are
-    :func:`~cogeval.compare_runs`'s.
+    ``alpha``, ``test``, ``seed``, ``decide_on``, ``margins`` and ``cluster`` (a case-metadata field or a
+    function of the case, for cases that are not independent) are :func:`~cogeval.compare_runs`'s.
     """
 
     def __init__(
@@ -114,6 +115,7 @@ class EvalComparison:
         seed: int | None = 0,
         decide_on: Sequence[str] | None = None,
         margins: Mapping[str, float] | None = None,
+        cluster: str | Callable[[Any], Any] | None = None,
     ) -> None:
         targets = {name: target for name, target in zip(_ROLES, _check_targets(targets))}
         self.names = list(_ROLES)
@@ -128,6 +130,7 @@ class EvalComparison:
         ]
         self.alpha, self.test, self.seed = alpha, test, seed
         self.decide_on, self.margins = decide_on, margins
+        self.cluster = check_cluster(cluster)
 
     def run(self) -> ComparisonResult:
         """Run both targets and compare them (also inside a running event loop)."""
@@ -146,7 +149,7 @@ class EvalComparison:
         """
         baseline, challenger = await arun_interleaved(self.suites)
         comparison = compare_runs(baseline, challenger, alpha=self.alpha, test=self.test, seed=self.seed,
-                                  decide_on=self.decide_on, margins=self.margins)
+                                  decide_on=self.decide_on, margins=self.margins, cluster=self.cluster)
         return ComparisonResult(summarise(comparison), baseline, challenger, comparison)
 
 

@@ -16,6 +16,7 @@ metric also gets the rows ``"{metric}.pass^{k}"`` and ``"{metric}.pass@{k}"``
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -25,14 +26,16 @@ import numpy as np
 import pandas as pd
 
 from cogeval import _columns as col
+from cogeval import _numbers as numbers
 from cogeval._check import check_choice, check_probability, check_seed, describe
 from cogeval._text import as_text
-from cogeval.compare.fragility import fragility
-from cogeval.compare.paired import PairedTest, agreeing_interval, inverted_interval, noise_floor, paired_test
+from cogeval.compare.fragility import cluster_fragility, fragility
+from cogeval.compare.paired import PairedSample, PairedTest, agreeing_interval, inverted_interval, paired_test
 from cogeval.compare.pairing import (
     CASE_ERROR,
     REQUIRED,
     SCORED,
+    Pairing,
     UnitCodes,
     check_scores,
     metrics_of,
@@ -128,6 +131,15 @@ def _check_directions(directions: Any, metrics: Sequence[str]) -> dict[str, bool
     return out
 
 
+_Clusters = str | Mapping[str, Any] | Callable[[pd.MultiIndex], np.ndarray]
+"""What ``compare_scores(cluster=...)`` takes: a column of both score tables, a mapping of case keys to clusters,
+or a function of units (a ``(case_key, occurrence)`` MultiIndex) giving one cluster label per unit."""
+
+_Groupings = Callable[[pd.MultiIndex], Mapping[str, np.ndarray]]
+"""Case fields that might group the cases: a function of units giving each field's label per unit (None where a
+unit lacks it), which the comparison checks for clustering when no ``cluster`` was given."""
+
+
 def compare_scores(
     base: pd.DataFrame,
     head: pd.DataFrame,
@@ -140,6 +152,9 @@ def compare_scores(
     decide_on: Iterable[str] | None = None,
     informing: Iterable[str] = (),
     margins: Mapping[str, float] | None = None,
+    cluster: _Clusters | None = None,
+    cluster_name: str | None = None,
+    groupings: _Groupings | None = None,
     inputs: Mapping[str, Any] | _Describe | None = None,
     base_info: RunInfo | None = None,
     head_info: RunInfo | None = None,
@@ -173,6 +188,14 @@ def compare_scores(
     Tables with a ``trial`` column and k ≥ 2 trials per case on both sides get the ``pass^k``/``pass@k`` rows of
     their 0/1 metrics (:func:`~cogeval.compare.pairing.with_reliability`); ``metrics`` naming a metric brings them
     too. See ``docs/comparing.md``.
+
+    ``cluster``: the cases are clustered (questions on one passage, turns of one conversation), so whole clusters
+    are the independent units: a column of both tables (one value per case), a mapping of case keys to clusters,
+    or a function of units. Each metric is then tested by the clustered form of its test, and its ``clusters``
+    (G) and ``design_effect`` are set (``docs/statistics-clusters.md``); ``cluster_name`` is what the result
+    says the cases were clustered by (default: the column's name). Without ``cluster``, ``groupings`` (case
+    fields that might group the cases) are checked, and a warning names a field that clusters a deciding
+    metric's differences (design effect above :data:`_DESIGN_EFFECT_WARNING`).
 
     >>> rows = lambda scores: pd.DataFrame({"run_id": "r", "case_key": list("abcdef"), "occurrence": 0,
     ...     "trial": 0, "metric": "exact_match", "score": scores, "error": None, "case_error": False})
@@ -214,89 +237,39 @@ def compare_scores(
     if alpha >= 0.5 and any(margins.values()):
         raise InputError(f"margins need alpha below 0.5: equivalence is shown by a 1 - 2·alpha interval; got alpha={alpha:g}")
     pairing = pair_units(*(unit_values(frame, directions, coded) for frame, coded in zip((base, head), codes)))
-    one_sided = pairing.base_errored != pairing.head_errored
-    both_failed = pairing.base_errored & pairing.head_errored
+    clusters = None if cluster is None else _cluster_codes(cluster, pairing.units, (base, head), codes)
+    if isinstance(cluster, str) and cluster_name is None:
+        cluster_name = cluster
     unmatched = [] if len(pairing.units) else [  # the first warning of all: every other one follows from it
         f"No case of base matched a case of head: the base run has {len(pairing.removed)} case(s) and the head run "
         f"{len(pairing.added)}, none with the same case key (input, turns and expected), so nothing was compared "
         "and the verdict is inconclusive"]
     errored = _sides(pairing.base_errored, pairing.head_errored)
 
-    pairs: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    tests: dict[str, PairedTest] = {}
-    moves: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]] = []
-    counts: dict[str, tuple[int, int]] = {}
     failed_trials = [_unscored_trials(frame, coded, pairing.units, names) for frame, coded in zip((base, head), codes)]
+    samples: dict[str, PairedSample] = {}
     for j, name in enumerate(names):
-        up = directions[name]
-        b_all, h_all = pairing.base[name].to_numpy(), pairing.head[name].to_numpy()
-        keep = ~(np.isnan(b_all) | np.isnan(h_all))
-        n = int(keep.sum())
-        if not up and n and (dropped := int(np.sum(one_sided & ~keep))):
-            notes.append(f"Metric {name!r}: {dropped} case(s) the target failed on in only one run were left out "
-                         "(lower is better, so a failure cannot count as 0)")
-        if n == 0 and not explicit:
-            notes.append(f"Metric {name!r} has no matched case scored in both runs; it was not compared")
-            continue
-        if n == 0:
-            notes.append(f"Metric {name!r} has no matched case scored in both runs")
-        unscored = (np.sum(np.isnan(b_all) & ~pairing.base_errored & ~both_failed),
-                    np.sum(np.isnan(h_all) & ~pairing.head_errored & ~both_failed))
-        if n and any(unscored) and name not in derived:  # a derived row says why itself (with_reliability)
-            notes.append(f"Metric {name!r}: n = {n} of {len(pairing.units)} matched cases, because scoring failed "
-                         f"on {unscored[0]} case(s) in the base run and {unscored[1]} in the head run")
-        partial = (int(failed_trials[0][~np.isnan(b_all), j].sum()), int(failed_trials[1][~np.isnan(h_all), j].sum()))
-        if any(partial):
-            notes.append(f"Metric {name!r}: scoring failed on {partial[0]} trial(s) in the base run and {partial[1]} "
-                         "in the head run of cases still compared; those cases are means over their other trials")
-        b, h = b_all[keep], h_all[keep]
-        pairs[name], tests[name] = (b, h), paired_test(b, h, test)
-        d = noise_floor(h - b)
-        if math.isnan(tests[name].p_value):
-            notes.append(f"Metric {name!r}: {undefined_test_note(d[0])}")
-        moved = d != 0
-        better = moved & ((d > 0) == up)
-        # A case the target failed on in one run moved because it failed: an error, counted as neither way.
-        failed = one_sided[keep]
-        counts[name] = int((better & ~failed).sum()), int((moved & ~better & ~failed).sum())
-        if moved.any():
-            moves.append((name, np.flatnonzero(keep)[moved], d[moved], better[moved]))
-
-    adjusted: dict[str, float] = {}
-    levels: dict[str, float] = {}
-    family_sizes: dict[str, int] = {}
-    for family in ([m for m in tests if m in deciding], [m for m in tests if m not in deciding]):
-        tested_names = [m for m in family if tests[m].name != "none"]
-        p = [tests[m].p_value for m in tested_names]
-        adjusted.update(zip(tested_names, adjust_p_values(p, "holm").tolist()))
-        levels.update(zip(tested_names, holm_levels(p, alpha).tolist()) if tested_names else ())
-        family_sizes.update(dict.fromkeys(family, max(1, sum(not math.isnan(x) for x in p))))
-
-    results = {}
-    for name, tested in tests.items():
-        b, h = pairs[name]
-        up, n = directions[name], len(b)
-        adj = adjusted.get(name, 1.0)
-        significant = bool(adj < alpha)
-        level = levels.get(name, math.nan)
-        interval = agreeing_interval(inverted_interval(b, h, tested, level), significant, tested.side)
-        difference = float(np.mean(noise_floor(h - b))) if n else math.nan
-        margin = margins.get(name, 0.0)
-        mde, needed = power(b, h, difference, level, margin, alpha, family_sizes[name])
-        improved, regressed = counts[name]
-        fragile = fragility(b, h, tested.name, tested.side, level) if significant else None
-        results[name] = MetricComparison(
-            metric=name, higher_is_better=up, base=float(b.mean()) if n else math.nan,
-            head=float(h.mean()) if n else math.nan, n=n, difference=difference, ci=interval,
-            effect_size=cohens_d(noise_floor(h - b), np.zeros(n)) if n else math.nan,
-            test=tested.name, statistic=tested.statistic, p_value=float(tested.p_value), adjusted_p_value=float(adj),
-            significant=significant, winner=winner(significant, interval, up),
-            n_improved=improved, n_regressed=regressed, role="decides" if name in deciding else "informs",
-            verdict=verdict(interval, up, margin, equivalent(b, h, margin, alpha)),
-            margin=margin, ci_level=1 - level if not math.isnan(level) else math.nan, mde=mde, n_needed=needed,
-            fragility=fragile, derived_from=derived.get(name),
-        )
+        sample, said = _sample(pairing, name, directions[name], clusters, explicit, derived,
+                               [trials[:, j] for trials in failed_trials])
+        notes += said
+        if sample is not None:
+            samples[name] = sample
+    tests = {name: paired_test(sample, test) for name, sample in samples.items()}
+    notes += [f"Metric {name!r}: {_undefined_note(samples[name], tested)}" for name, tested in tests.items()
+              if math.isnan(tested.p_value)]
+    holm = _holm(tests, deciding, alpha)
+    one_sided = pairing.base_errored != pairing.head_errored
+    results = {name: _metric(name, samples[name], tested, holm, directions[name], name in deciding,
+                             margins.get(name, 0.0), alpha, derived.get(name), cluster is not None)
+               for name, tested in tests.items()}
+    for name, m in results.items():
+        improved, regressed = _moved_counts(pairing, name, samples[name], one_sided, m.higher_is_better)
+        results[name] = dataclasses.replace(m, n_improved=improved, n_regressed=regressed)
     notes += _power_warnings(results.values(), tests)
+    if cluster is None and groupings is not None and len(pairing.units):
+        notes += _clustering_warnings(groupings(pairing.units), pairing, samples, deciding)
+    if cluster is not None:
+        notes += _cluster_warnings(results.values(), cluster_name)
     deciders = [m for m in results.values() if m.role == "decides"]
     votes = [m.winner for m in deciders]
     heads, bases = votes.count("head"), votes.count("base")
@@ -313,14 +286,248 @@ def compare_scores(
         added=_unpaired(pairing.added, describe),
         removed=_unpaired(pairing.removed, describe),
         warnings=[*unmatched, *warnings, *notes],
-        changes=_changes(pairing.units, pairing.base, pairing.head, moves, describe, errored, deciding),
+        changes=_changes(pairing.units, pairing.base, pairing.head, _moves(pairing, samples, directions, one_sided),
+                         describe, errored, deciding),
         alpha=alpha,
         seed=seed,
         verdict=overall([m.verdict for m in deciders]),
         margins=margins,
         errored=_errored(pairing.units, errored, describe),
         changed=None if changed is None else list(changed),
+        cluster=None if cluster is None else (cluster_name or _cluster_label(cluster)),
+        clusters=None if clusters is None else int(clusters.max()) + 1 if len(clusters) else 0,
     )
+
+
+_DESIGN_EFFECT_WARNING = 1.5
+"""Without ``cluster=``, a case field whose groups make a deciding metric's design effect larger than this gets a
+warning naming it."""
+
+_MAX_GROUPINGS = 20
+"""At most this many case fields are checked for clustering (the first ones that group the cases)."""
+
+
+def _cluster_codes(cluster: _Clusters, units: pd.MultiIndex, tables: Sequence[pd.DataFrame],
+                   codes: Sequence[UnitCodes]) -> np.ndarray:
+    """Each unit's cluster, numbered 0 .. G - 1, from ``cluster`` (see :data:`_Clusters`).
+
+    A unit without a cluster is an :class:`InputError` naming its case and the cluster's source.
+    """
+    if callable(cluster):
+        labels = np.asarray(cluster(units), dtype=object)
+        source = f"cluster={_cluster_label(cluster)}"
+    elif isinstance(cluster, str):
+        labels, source = _column_labels(cluster, units, tables, codes), f"cluster={cluster!r}"
+    elif isinstance(cluster, Mapping):
+        labels = np.fromiter(map(cluster.get, units.get_level_values(0)), dtype=object, count=len(units))
+        source = "cluster (a mapping of case keys to clusters)"
+    else:
+        raise InputError("cluster must be a column of the score tables, a mapping of case keys to clusters, a "
+                         f"function of the units or None; got {describe(cluster)}")
+    missing = pd.isna(pd.Series(labels, dtype=object)).to_numpy()
+    if missing.any():
+        key, occurrence = units[int(np.argmax(missing))]
+        raise InputError(f"{source}: case {key!r} (occurrence {occurrence}) has no cluster; every case needs one "
+                         "(give a case with no group a cluster of its own)")
+    return pd.factorize(pd.Series(labels, dtype=object))[0].astype(np.int64)
+
+
+def _column_labels(name: str, units: pd.MultiIndex, tables: Sequence[pd.DataFrame],
+                   codes: Sequence[UnitCodes]) -> np.ndarray:
+    """Each unit's value of the column ``name`` of the score tables (``codes``: their rows' units); a case with
+    two values is an InputError, one without any gets None."""
+    for side, frame in zip(("base", "head"), tables):
+        if name not in frame.columns:
+            raise InputError(f"cluster={name!r} is not a column of the {side} score table (it has: "
+                             f"{', '.join(map(str, frame.columns))})")
+    ids = np.concatenate([coded.ids for coded in codes])
+    values = pd.concat([frame[name] for frame in tables], ignore_index=True)
+    label, labels = pd.factorize(values)  # -1: no value
+    width = len(labels) + 1
+    distinct = np.sort(pd.unique(ids.astype(np.int64) * width + label + 1))  # each unit's distinct labels, as one number
+    pairs = np.column_stack([distinct // width, distinct % width - 1])
+    labelled = pairs[pairs[:, 1] >= 0]
+    two = np.flatnonzero(np.diff(labelled[:, 0]) == 0)
+    if len(two):
+        unit = labelled[two[0], 0]
+        key = str(units.levels[0][_unit_key(unit, units)]) if _unit_key(unit, units) >= 0 else str(unit)
+        found = ", ".join(repr(labels[c]) for c in labelled[labelled[:, 0] == unit, 1][:3])
+        raise InputError(f"cluster={name!r}: case {key!r} is in more than one cluster ({found}); a case belongs "
+                         "to one cluster")
+    bare = pairs[pairs[:, 1] < 0, 0]
+    wanted = unit_ids(units)
+    first = pd.Series(labelled[:, 1], index=labelled[:, 0]).reindex(wanted).to_numpy()
+    out = np.full(len(wanted), None, dtype=object)
+    found_at = ~np.isnan(first) & ~np.isin(wanted, bare)
+    out[found_at] = np.asarray(labels, dtype=object)[first[found_at].astype(np.int64)]
+    return out
+
+
+def _unit_key(unit: int, units: pd.MultiIndex) -> int:
+    """The case-key code of a unit number (:func:`~cogeval.compare.pairing.unit_ids`' inverse)."""
+    return int(unit // (len(units.levels[1]) + 1) - 1)
+
+
+def _cluster_label(cluster: Any) -> str:
+    if isinstance(cluster, str):
+        return cluster
+    if isinstance(cluster, Mapping):
+        return "a mapping of case keys"
+    return str(getattr(cluster, "__qualname__", None) or getattr(cluster, "__name__", None) or repr(cluster))
+
+
+def _sample(pairing: Pairing, name: str, up: bool, clusters: np.ndarray | None, explicit: bool,
+            derived: Mapping[str, str], failed_trials: Sequence[np.ndarray]) -> tuple[PairedSample | None, list[str]]:
+    """One metric's :class:`PairedSample` (the units scored in both runs), and what its pairing left out; None when
+    no unit has a score in both runs and the metric was not asked for."""
+    b_all, h_all = pairing.base[name].to_numpy(), pairing.head[name].to_numpy()
+    keep = ~(np.isnan(b_all) | np.isnan(h_all))
+    n = int(keep.sum())
+    one_sided = pairing.base_errored != pairing.head_errored
+    both_failed = pairing.base_errored & pairing.head_errored
+    notes = []
+    if not up and n and (dropped := int(np.sum(one_sided & ~keep))):
+        notes.append(f"Metric {name!r}: {dropped} case(s) the target failed on in only one run were left out "
+                     "(lower is better, so a failure cannot count as 0)")
+    if n == 0 and not explicit:
+        return None, [*notes, f"Metric {name!r} has no matched case scored in both runs; it was not compared"]
+    if n == 0:
+        notes.append(f"Metric {name!r} has no matched case scored in both runs")
+    unscored = (np.sum(np.isnan(b_all) & ~pairing.base_errored & ~both_failed),
+                np.sum(np.isnan(h_all) & ~pairing.head_errored & ~both_failed))
+    if n and any(unscored) and name not in derived:  # a derived row says why itself (with_reliability)
+        notes.append(f"Metric {name!r}: n = {n} of {len(pairing.units)} matched cases, because scoring failed "
+                     f"on {unscored[0]} case(s) in the base run and {unscored[1]} in the head run")
+    partial = (int(failed_trials[0][~np.isnan(b_all)].sum()), int(failed_trials[1][~np.isnan(h_all)].sum()))
+    if any(partial):
+        notes.append(f"Metric {name!r}: scoring failed on {partial[0]} trial(s) in the base run and {partial[1]} "
+                     "in the head run of cases still compared; those cases are means over their other trials")
+    whole = PairedSample(b_all, h_all, clusters)
+    return whole.take(keep), notes
+
+
+def _undefined_note(sample: PairedSample, tested: PairedTest) -> str:
+    """Why a metric's test has no p-value."""
+    if tested.name.startswith("clustered") and sample.groups < 2:
+        return (f"its {sample.n} paired cases are all in one cluster, so the clustered test is undefined "
+                "(p-value NaN, not significant): clusters are the independent units, and it needs at least 2")
+    if tested.name.startswith("clustered"):
+        return (f"every cluster's paired differences sum to the same share of its cases (+{numbers.number(float(sample.d.mean()))} "
+                "each), so the clustered test has no spread and is undefined (p-value NaN, not significant)")
+    return undefined_test_note(float(sample.d[0]))
+
+
+def _holm(tests: Mapping[str, PairedTest], deciding: set[str], alpha: float) -> dict[str, tuple[float, float, int]]:
+    """Per metric: its Holm-adjusted p-value, its Holm step level and the size of its family (deciding metrics
+    are one family, informing ones another; a metric without a test is adjusted to 1 at no level)."""
+    out: dict[str, tuple[float, float, int]] = {}
+    for family in ([m for m in tests if m in deciding], [m for m in tests if m not in deciding]):
+        tested_names = [m for m in family if tests[m].name != "none"]
+        p = [tests[m].p_value for m in tested_names]
+        size = max(1, sum(not math.isnan(x) for x in p))
+        adjusted = dict(zip(tested_names, adjust_p_values(p, "holm").tolist()))
+        levels = dict(zip(tested_names, holm_levels(p, alpha).tolist())) if tested_names else {}
+        out.update({m: (adjusted.get(m, 1.0), levels.get(m, math.nan), size) for m in family})
+    return out
+
+
+def _metric(name: str, sample: PairedSample, tested: PairedTest, holm: Mapping[str, tuple[float, float, int]],
+            up: bool, decides: bool, margin: float, alpha: float, derived_from: str | None,
+            clustered: bool) -> MetricComparison:
+    """One metric's comparison from its sample and test: interval, verdict, power and fragility."""
+    adjusted, level, family_size = holm[name]
+    significant = bool(adjusted < alpha)
+    interval = agreeing_interval(inverted_interval(sample, tested, level), significant, tested.side)
+    n, d = sample.n, sample.d
+    difference = float(np.mean(d)) if n else math.nan
+    planned = power(sample, difference, level, margin, alpha, family_size)
+    fragile = None
+    if significant:
+        fragile = cluster_fragility(sample, tested.name, tested.side, level) if sample.clustered else \
+            fragility(sample.base, sample.head, tested.name, tested.side, level)
+    return MetricComparison(
+        metric=name, higher_is_better=up, base=float(sample.base.mean()) if n else math.nan,
+        head=float(sample.head.mean()) if n else math.nan, n=n, difference=difference, ci=interval,
+        effect_size=cohens_d(d, np.zeros(n)) if n else math.nan,
+        test=tested.name, statistic=tested.statistic, p_value=float(tested.p_value), adjusted_p_value=float(adjusted),
+        significant=significant, winner=winner(significant, interval, up),
+        n_improved=0, n_regressed=0, role="decides" if decides else "informs",
+        verdict=verdict(interval, up, margin, equivalent(sample, margin, alpha)),
+        margin=margin, ci_level=1 - level if not math.isnan(level) else math.nan, mde=planned.mde,
+        n_needed=planned.n_needed, fragility=fragile, derived_from=derived_from,
+        clusters=sample.groups if clustered else None, design_effect=sample.design_effect if clustered else math.nan,
+        clusters_needed=planned.clusters_needed,
+    )
+
+
+def _kept(pairing: Pairing, name: str) -> np.ndarray:
+    """The positions of the units scored in both runs on ``name``."""
+    return np.flatnonzero(~(np.isnan(pairing.base[name].to_numpy()) | np.isnan(pairing.head[name].to_numpy())))
+
+
+def _moved_counts(pairing: Pairing, name: str, sample: PairedSample, one_sided: np.ndarray,
+                  up: bool) -> tuple[int, int]:
+    """``n_improved`` and ``n_regressed``: the cases that moved for or against head (a case the target failed on
+    in one run moved because it failed: an error, counted as neither way)."""
+    d = sample.d
+    moved = (d != 0) & ~one_sided[_kept(pairing, name)]
+    better = moved & ((d > 0) == up)
+    return int(better.sum()), int((moved & ~better).sum())
+
+
+def _moves(pairing: Pairing, samples: Mapping[str, PairedSample], directions: Mapping[str, bool],
+           one_sided: np.ndarray) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+    """Per compared metric: the positions (among the units) of the cases that moved, their differences and
+    whether each moved for head, as :func:`_changes` lists them."""
+    moves = []
+    for name, sample in samples.items():
+        d = sample.d
+        moved = d != 0
+        if moved.any():
+            moves.append((name, _kept(pairing, name)[moved], d[moved], (moved & ((d > 0) == directions[name]))[moved]))
+    return moves
+
+
+def _clustering_warnings(groupings: Mapping[str, np.ndarray], pairing: Pairing,
+                         samples: Mapping[str, PairedSample], deciding: set[str]) -> list[str]:
+    """Case fields that group the cases (2 ≤ groups ≤ n/2, every case labelled) and cluster a deciding metric's
+    differences (design effect above :data:`_DESIGN_EFFECT_WARNING`): one warning each, naming the field."""
+    warned = []
+    for field, labels in itertools.islice(groupings.items(), _MAX_GROUPINGS):
+        found = pd.Series(labels, dtype=object)
+        if found.isna().any():
+            continue
+        codes = pd.factorize(found)[0].astype(np.int64)
+        groups = int(codes.max()) + 1 if len(codes) else 0
+        if not 2 <= groups <= len(codes) / 2:
+            continue
+        effects = []
+        for name in [m for m in samples if m in deciding]:
+            sample, keep = samples[name], _kept(pairing, name)
+            clustered = PairedSample(sample.base, sample.head, np.unique(codes[keep], return_inverse=True)[1])
+            if clustered.clustered and clustered.design_effect > _DESIGN_EFFECT_WARNING:
+                effects.append((clustered.design_effect, name, clustered.groups))
+        if effects:
+            effect, name, groups = max(effects)
+            warned.append(
+                f"Cases that share a {field!r} succeed and fail together: on {name} the design effect is "
+                f"{numbers.number(effect)} ({groups} groups), so this comparison's p-values and intervals, which "
+                f"take every case as independent, are too sure of themselves; compare with cluster={field!r} to "
+                "test whole groups (docs/statistics-clusters.md)")
+    return warned
+
+
+def _cluster_warnings(metrics: Iterable[MetricComparison], name: str | None) -> list[str]:
+    """Too few clusters for a clustered test to say much."""
+    few = [f"{m.metric} ({m.clusters})" for m in metrics if m.clusters is not None and 0 < m.clusters < _MIN_CLUSTERS]
+    if not few:
+        return []
+    return [f"Fewer than {_MIN_CLUSTERS} clusters (by {name}) for {', '.join(few)}: clusters are the independent "
+            "units, so the clustered tests have little power and 'inconclusive' may only mean too few clusters"]
+
+
+_MIN_CLUSTERS = 10
+"""Fewer clusters than this give a warning."""
 
 
 def _power_warnings(metrics: Iterable[MetricComparison], tests: Mapping[str, PairedTest]) -> list[str]:

@@ -27,11 +27,12 @@ the answer is then checked against :mod:`cogeval.stats`' own test at ``r`` and `
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 
 import numpy as np
 
-from cogeval.compare.paired import noise_floor
+from cogeval.compare.paired import PairedSample, noise_floor, paired_test
 from cogeval.stats import mcnemars_test, paired_t_test, wilcoxon_test
 
 _EXACT_BELOW = 25
@@ -170,3 +171,47 @@ _TESTS: dict[str, tuple[Callable[[np.ndarray], float], Callable[[np.ndarray], np
 }
 """Per test: its p-value of the values left, and its p-values after removing r = 1, 2 ... of the largest (all r up to
 n - 1, or as far as they are computed at once)."""
+
+
+def cluster_fragility(sample: PairedSample, test: str, side: float, level: float) -> int | None:
+    """Fragility counted in clusters: the fewest whole clusters whose removal, those that most support the
+    difference first (the largest cluster sums of ``side·d``), leaves the metric not significant at ``level``
+    by its own clustered test (:func:`~cogeval.compare.paired.paired_test` of the clusters left).
+
+    The removal counts are searched by one step up to 8, then by doubling and bisection (a clustered test has
+    no prefix-sum form), and the answer ``r`` is checked: significant after ``r - 1`` removals, not after ``r``.
+    ``test`` is the metric's test (a ``clustered-`` name, or the unclustered one's); None as :func:`fragility`.
+    """
+    groups = sample.groups
+    if sample.n < 2 or test == "none" or math.isnan(level) or sample.clusters is None:
+        return None
+    rank_test = "wilcoxon" if "wilcoxon" in test else "t"
+    sums = np.bincount(sample.clusters, weights=np.sign(side or 1.0) * sample.d, minlength=groups)
+    order = np.argsort(-sums, kind="stable")  # most supporting cluster first
+    removed_at = np.empty(groups, dtype=np.int64)
+    removed_at[order] = np.arange(groups)
+
+    def significant(r: int) -> bool:
+        left = sample.take(removed_at[sample.clusters] >= r)
+        with warnings.catch_warnings():  # a test left undefined (one cluster) is simply not significant
+            warnings.simplefilter("ignore")
+            return left.n >= 2 and bool(paired_test(left, rank_test).p_value < level)
+
+    if not significant(0):
+        return None
+    low = 0  # significant after `low` removals; `high` is not
+    high = next((r for r in range(1, min(8, groups - 1) + 1) if not significant(r)), None)
+    if high is None:
+        low, step = min(8, groups - 1), 16
+        high = groups - 1
+        while low + step < groups - 1:
+            if not significant(low + step):
+                high = low + step
+                break
+            low, step = low + step, step * 2
+        while high - low > 1:
+            middle = (low + high) // 2
+            low, high = (middle, high) if significant(middle) else (low, middle)
+    while high > 1 and not significant(high - 1):
+        high -= 1
+    return high

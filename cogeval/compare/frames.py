@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from cogeval import _columns as col
@@ -38,6 +39,7 @@ def compare_frames(
     case: str,
     metrics: Sequence[str] | None = None,
     directions: Mapping[str, bool] | None = None,
+    cluster: str | None = None,
     **options: Any,
 ) -> RunComparison:
     """Compare the rows where ``frame[by] == head`` against those where it is ``base``, paired on ``frame[case]``.
@@ -45,15 +47,24 @@ def compare_frames(
     ``metrics`` are the score columns (wide form; default: every numeric column but ``by``, ``case``
     and ``trial``), or the metrics to keep of a long table (``metric`` and ``score`` columns).
     ``directions`` maps a metric to ``higher_is_better`` (default True; never guessed from the name).
-    An ``input`` column, when present, fills ``changes``. Other keyword arguments are
+    An ``input`` column, when present, fills ``changes``. ``cluster`` names a column that groups the cases
+    (a passage, a conversation), one value per case: whole clusters are then the independent units
+    (``docs/statistics-clusters.md``); without it, a text or integer column that groups the cases and
+    clusters a deciding metric gets a warning naming it. Other keyword arguments are
     :func:`~cogeval.compare.compare_scores`'s: ``alpha``, ``test``, ``decide_on``, ``margins``...
+
+    >>> df = pd.DataFrame({"id": list(range(8)) * 2, "version": ["v1"] * 8 + ["v2"] * 8,
+    ...                    "passage": [0, 0, 1, 1, 2, 2, 3, 3] * 2, "score": [.2, .3, .5, .4, .9, .8, .1, .3] + [.4] * 8})
+    >>> m = compare_frames(df, by="version", base="v1", head="v2", case="id", cluster="passage").metrics["score"]
+    >>> m.test, m.clusters
+    ('clustered-t', 4)
     """
     if not isinstance(frame, pd.DataFrame):
         raise InputError(f"frame must be a pandas DataFrame; got {describe(frame)}")
-    for name, column in (("by", by), ("case", case)):
-        if column not in frame.columns:
+    for name, column in (("by", by), ("case", case), ("cluster", cluster)):
+        if column is not None and column not in frame.columns:
             raise InputError(f"{name}={column!r} is not a column of the frame (it has: {', '.join(map(str, frame.columns))})")
-    long = _long(frame, by, case, metrics)
+    long = _long(frame, by, case, metrics, cluster)
     names = list(dict.fromkeys(long[col.METRIC]))
     sides = {}
     for side, version in (("base", base), ("head", head)):
@@ -61,32 +72,64 @@ def compare_frames(
         if rows.empty:
             found = ", ".join(map(repr, pd.unique(frame[by])[:10]))
             raise InputError(f"{side}={version!r}: no row has {by} == {version!r} (it has: {found})")
-        sides[side] = _scores(rows, case, str(version))
+        sides[side] = _scores(rows, case, str(version), cluster)
     inputs = {}
     if col.INPUT in frame.columns:
         inputs = {str(k): v for k, v in zip(frame[case], frame[col.INPUT])}
     return compare_scores(
         sides["base"], sides["head"], directions={m: True for m in names} | dict(directions or {}),
         inputs=inputs, base_info=RunInfo(str(base), str(base), None), head_info=RunInfo(str(head), str(head), None),
+        cluster=cluster, groupings=None if cluster is not None else _groupings(frame, by, case, names),
         **options,
     )
 
 
-def _long(frame: pd.DataFrame, by: str, case: str, metrics: Sequence[str] | None) -> pd.DataFrame:
-    """One row per case × trial × metric: ``by``, ``case``, ``trial``, ``metric``, ``score``."""
+def _groupings(frame: pd.DataFrame, by: str, case: str, metrics: Sequence[str]) -> Any:
+    """The columns that might group the cases (text, categories, integers; one value per case), as a function
+    of units giving each column's value per unit (:data:`~cogeval.compare.engine._Groupings`)."""
+    skip = {by, case, col.TRIAL, col.METRIC, col.SCORE, col.INPUT, *metrics}
+    candidates = [c for c in frame.columns if c not in skip and not pd.api.types.is_float_dtype(frame[c])
+                  and not pd.api.types.is_bool_dtype(frame[c])]
+
+    def groupings(units: pd.MultiIndex) -> dict[str, Any]:
+        keys = pd.Index(units.get_level_values(0))
+        cases = frame[case].astype(str)
+        found = {}
+        for c in candidates:
+            per_case = frame[c].groupby(cases, sort=False)
+            if (per_case.nunique(dropna=False) > 1).any():
+                continue  # not a property of the case
+            found[str(c)] = per_case.first().reindex(keys).to_numpy(dtype=object)
+        return found
+
+    return groupings
+
+
+_MELTED = "__cogeval_melted_score__"
+"""The name the scores of a wide frame melt under, before they are named ``score``."""
+
+
+def _long(frame: pd.DataFrame, by: str, case: str, metrics: Sequence[str] | None,
+          cluster: str | None = None) -> pd.DataFrame:
+    """One row per case × trial × metric: ``by``, ``case``, ``trial``, ``metric``, ``score`` (and ``cluster``)."""
     frame = frame.copy()
+    keys = [by, case, col.TRIAL, *([cluster] if cluster is not None else [])]
     if col.TRIAL not in frame.columns:
         frame[col.TRIAL] = frame.groupby([by, case], sort=False).cumcount()
     if {col.METRIC, col.SCORE} <= set(frame.columns):
         long = frame if metrics is None else frame[frame[col.METRIC].isin(list(metrics))]
-        return long[[by, case, col.TRIAL, col.METRIC, col.SCORE]]
+        return long[[*keys, col.METRIC, col.SCORE]]
     if metrics is None:
-        metrics = [c for c in frame.select_dtypes("number").columns if c not in (by, case, col.TRIAL)]
+        metrics = [c for c in frame.select_dtypes("number").columns if c not in (by, case, col.TRIAL, cluster)]
     missing = [m for m in metrics if m not in frame.columns]
     if missing or not metrics:
         raise InputError(f"metrics {missing or metrics!r} are not score columns of the frame "
                          f"(it has: {', '.join(map(str, frame.columns))})")
-    long = frame.melt(id_vars=[by, case, col.TRIAL], value_vars=list(metrics), var_name=col.METRIC, value_name=col.SCORE)
+    # melt under a name no column has, so a metric column named "score" (or "metric") melts too
+    long = frame[[*keys, *metrics]].set_axis([*keys, *range(len(metrics))], axis=1).melt(
+        id_vars=keys, var_name=col.METRIC, value_name=_MELTED)
+    long = long.assign(**{col.METRIC: np.asarray(metrics, dtype=object)[long[col.METRIC].to_numpy(dtype=int)]})
+    long = long.rename(columns={_MELTED: col.SCORE})
     try:
         long[col.SCORE] = pd.to_numeric(long[col.SCORE]).astype(float)
     except (TypeError, ValueError) as error:
@@ -94,15 +137,18 @@ def _long(frame: pd.DataFrame, by: str, case: str, metrics: Sequence[str] | None
     return long
 
 
-def _scores(rows: pd.DataFrame, case: str, run_id: str) -> pd.DataFrame:
-    """The score table :func:`compare_scores` takes, for one version's rows."""
+def _scores(rows: pd.DataFrame, case: str, run_id: str, cluster: str | None = None) -> pd.DataFrame:
+    """The score table :func:`compare_scores` takes, for one version's rows (with the ``cluster`` column)."""
     duplicated = rows.duplicated([case, col.TRIAL, col.METRIC])
     if duplicated.any():
         first = rows[duplicated].iloc[0]
         raise InputError(f"case {first[case]} has two rows for trial {first[col.TRIAL]} of metric {first[col.METRIC]!r} "
                          f"in version {run_id!r}")
-    return pd.DataFrame({
+    table = pd.DataFrame({
         col.RUN_ID: run_id, col.CASE_KEY: rows[case].astype(str).to_numpy(), col.OCCURRENCE: 0,
         col.TRIAL: rows[col.TRIAL].to_numpy(), col.METRIC: rows[col.METRIC].to_numpy(),
         col.SCORE: pd.to_numeric(rows[col.SCORE]).astype(float).to_numpy(), col.ERROR: None, CASE_ERROR: False,
     })
+    if cluster is not None:
+        table[cluster] = rows[cluster].to_numpy(dtype=object)
+    return table

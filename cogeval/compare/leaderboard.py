@@ -28,8 +28,9 @@ import pandas as pd
 from cogeval import _columns as col
 from cogeval._check import check_choice, check_probability, check_seed, describe
 from cogeval._html import badge, format_value, html_table, safe_html
+from cogeval.compare.clusters import check_cluster, cluster_labels
 from cogeval.compare.engine import TESTS
-from cogeval.compare.paired import PairedTest, paired_test
+from cogeval.compare.paired import PairedSample, PairedTest, paired_test
 from cogeval.compare.pairing import UnitValues, metrics_of, pair_units, unit_values
 from cogeval.compare.runs import as_run, score_frame
 from cogeval.compare.summary import interval_kind, summarise
@@ -74,6 +75,9 @@ class Leaderboard:
       Holm-adjusted p < ``alpha``, Holm over every pair of variants.
     - ``test``: ``"t"`` or ``"wilcoxon"``, the paired test of non-binary metrics.
     - ``seed``: seeds every bootstrap, so the table is the same at every call.
+    - ``cluster``: a case-metadata field or a function of the case, when cases come in groups that succeed
+      and fail together (questions on one passage): every pair of variants is then tested by the clustered
+      form of its test, whole clusters being the independent units, as ``compare_runs(..., cluster=)``.
     """
 
     results: Mapping[str, Any]
@@ -81,6 +85,7 @@ class Leaderboard:
     alpha: float = 0.05
     test: str = "t"
     seed: int | None = 0
+    cluster: Any = None
     _cache: dict[Any, Any] = dataclasses.field(init=False, repr=False, compare=False)
     """Tables and per-case values computed once (set in ``__post_init__``; not an argument)."""
 
@@ -89,6 +94,7 @@ class Leaderboard:
         object.__setattr__(self, "alpha", check_probability("alpha", self.alpha, open_interval=True))
         object.__setattr__(self, "test", check_choice("test", self.test, TESTS))
         object.__setattr__(self, "seed", check_seed("seed", self.seed))
+        object.__setattr__(self, "cluster", check_cluster(self.cluster))
         object.__setattr__(self, "_cache", {})
 
     def __repr__(self) -> str:
@@ -241,7 +247,26 @@ class Leaderboard:
         pairing = pair_units(cast(UnitValues, values[first]), cast(UnitValues, values[second]))
         a, b = pairing.base[metric].to_numpy(), pairing.head[metric].to_numpy()
         keep = ~(np.isnan(a) | np.isnan(b))
-        return paired_test(a[keep], b[keep], self.test)
+        return paired_test(PairedSample(a, b, self._cluster_codes(pairing.units, first, second)).take(keep), self.test)
+
+    def _unit_clusters(self) -> dict[str, dict[tuple[str, int], Any]]:
+        """Each variant's cluster label of each of its units (``cluster=``), from its results' cases."""
+        if "clusters" not in self._cache:
+            found = {}
+            for name, run in self._runs().items():
+                labels = cluster_labels(self.cluster, run.results)
+                found[name] = dict(zip(((r.case_key, r.occurrence) for r in run.results), labels))
+            self._cache["clusters"] = found
+        return self._cache["clusters"]
+
+    def _cluster_codes(self, units: pd.MultiIndex, first: str, second: str) -> np.ndarray | None:
+        """The cluster code of each of ``units`` (the first variant's label of it, else the second's); None
+        without ``cluster``."""
+        if self.cluster is None:
+            return None
+        clusters = self._unit_clusters()
+        labels = [clusters[first].get(unit, clusters[second].get(unit)) for unit in units]
+        return pd.factorize(pd.Series(labels, dtype=object))[0].astype(np.int64)
 
     def best(self, metric: str) -> str | None:
         """The variant ranked first on ``metric``, or None when several share rank 1."""

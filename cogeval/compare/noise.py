@@ -21,6 +21,11 @@ runs failed), ``x[i, j]`` is case i in rerun j:
 - ``suggested_margin`` = ``z(1 - alpha/2) · √2 · run_sd``: two single runs whose means differ by less than this
   differ within rerun noise (the difference of two runs has sd ``√2 · run_sd``).
 
+With ``cluster=`` (cases that share a passage or a conversation move together between reruns too), the sd
+of the difference of two runs is the clustered standard error of the per-case differences between reruns
+(CR2, :func:`~cogeval.stats.cluster_se`), pooled over the pairs of reruns: ``suggested_margin =
+z(1 - alpha/2) · √(mean over pairs of SE²)``; and the A/A comparisons are clustered too.
+
 >>> import pandas as pd
 >>> from cogeval import EvalRun
 >>> run = EvalRun.from_frame(pd.DataFrame({"input": list("aabbccdd"), "trial": [0, 1] * 4,
@@ -48,12 +53,14 @@ from cogeval import _columns as col
 from cogeval import _numbers as numbers
 from cogeval._check import check_probability
 from cogeval._html import escape, html_table, safe_html
+from cogeval.compare.clusters import check_cluster, cluster_labels, cluster_name
 from cogeval.compare.engine import compare_scores
 from cogeval.compare.pairing import metrics_of, unit_codes, unit_ids, unit_values
 from cogeval.compare.runs import changes_between, compare_runs, score_frame
 from cogeval.data import EvalRun
 from cogeval.data.runfile import as_run
 from cogeval.errors import InputError
+from cogeval.stats import cluster_se
 
 Source = Literal["runs", "trials"]
 
@@ -74,6 +81,8 @@ class NoiseReport:
     alpha: float
     cases: pd.DataFrame = dataclasses.field(repr=False)
     _table: pd.DataFrame = dataclasses.field(repr=False)
+    cluster: str | None = None
+    """What the cases were clustered by (``noise_report(..., cluster=)``), None when taken as independent."""
 
     def to_frame(self) -> pd.DataFrame:
         """One row per metric: ``metric, runs, cases, mean, run_sd, case_sd, flip_rate, icc, aa_pairs, aa_decided,
@@ -105,7 +114,7 @@ class NoiseReport:
                                         "aa decided", "suggested_margin"], caption="NoiseReport")
 
 
-def noise_report(runs: Any, *, alpha: float = 0.05) -> NoiseReport:
+def noise_report(runs: Any, *, alpha: float = 0.05, cluster: Any = None) -> NoiseReport:
     """The noise of one configuration: k ≥ 2 reruns of it on one dataset, metric by metric (module docstring).
 
     ``runs`` is a list of runs, suite results or run-file paths (what :func:`~cogeval.compare_runs` takes), all of
@@ -113,9 +122,11 @@ def noise_report(runs: Any, *, alpha: float = 0.05) -> NoiseReport:
     list of one) with k ≥ 2 trials, whose trials are the reruns. Anything else raises
     :class:`~cogeval.errors.InputError` saying what differs. ``alpha`` is the level of the A/A comparisons and
     of ``suggested_margin``. Pass the report to ``compare_runs(base, head, noise=report)`` to see which
-    differences lie beyond rerun noise.
+    differences lie beyond rerun noise. ``cluster``: a case-metadata field or a function of the case, for
+    cases that are not independent (module docstring).
     """
     alpha = check_probability("alpha", alpha, open_interval=True)
+    cluster = check_cluster(cluster)
     found = _runs_of(runs)
     source: Source
     if len(found) == 1:
@@ -127,7 +138,8 @@ def noise_report(runs: Any, *, alpha: float = 0.05) -> NoiseReport:
     directions = {**dict.fromkeys(scored, True), **{k: v for run in found for k, v in run.directions.items()}}
     metrics = [m for m in metrics_of(frames[0]) if all(m in metrics_of(frame) for frame in frames[1:])]
     values, units = _aligned(frames, {m: directions[m] for m in metrics})
-    decided = _decided(found, frames, directions, alpha, source)
+    decided = _decided(found, frames, directions, alpha, source, cluster)
+    clusters = None if cluster is None else _unit_clusters(found[0], cluster, units)
     pairs = len(frames) * (len(frames) - 1) // 2
     z = NormalDist().inv_cdf(1 - alpha / 2)
     rows, cases = [], []
@@ -136,9 +148,9 @@ def noise_report(runs: Any, *, alpha: float = 0.05) -> NoiseReport:
         x = values[m]
         complete = ~np.isnan(x).any(axis=1)
         row = _noise(x[complete])
+        spread = math.sqrt(2) * row["run_sd"] if clusters is None else _clustered_spread(x[complete], clusters[complete])
         rows.append({col.METRIC: m, "runs": len(frames), "cases": int(complete.sum()), **row,
-                     "aa_pairs": pairs, "aa_decided": decided.get(m, 0),
-                     "suggested_margin": z * math.sqrt(2) * row["run_sd"]})
+                     "aa_pairs": pairs, "aa_decided": decided.get(m, 0), "suggested_margin": z * spread})
         kept = units[complete]
         keys = [str(k) for k in kept.get_level_values(0)]
         cases.append(pd.DataFrame({
@@ -149,7 +161,24 @@ def noise_report(runs: Any, *, alpha: float = 0.05) -> NoiseReport:
         {"runs": "int64", "cases": "int64", "aa_pairs": "int64", "aa_decided": "int64"})
     case_table = (pd.concat(cases, ignore_index=True) if cases else pd.DataFrame(columns=list(col.NOISE_CASES_COLUMNS)))
     return NoiseReport(source, tuple(str(run.run_id) for run in found), len(frames), alpha,
-                       case_table[list(col.NOISE_CASES_COLUMNS)], table)
+                       case_table[list(col.NOISE_CASES_COLUMNS)], table, cluster_name(cluster))
+
+
+def _unit_clusters(run: EvalRun, cluster: Any, units: pd.MultiIndex) -> np.ndarray:
+    """Each unit's cluster code, from its case in ``run`` (:func:`~cogeval.compare.clusters.cluster_labels`)."""
+    labels = dict(zip(((r.case_key, r.occurrence) for r in run.results), cluster_labels(cluster, run.results)))
+    return pd.factorize(pd.Series([labels[unit] for unit in units], dtype=object))[0].astype(np.int64)
+
+
+def _clustered_spread(x: np.ndarray, clusters: np.ndarray) -> float:
+    """The sd of the difference of two reruns' means: the clustered SE (CR2) of the per-case differences of each
+    pair of reruns, pooled over the pairs (NaN with fewer than 2 clusters)."""
+    if len(x) < 2 or len(np.unique(clusters)) < 2:
+        return math.nan
+    codes = np.unique(clusters, return_inverse=True)[1]
+    squares = [cluster_se(x[:, i] - x[:, j], codes, kind="CR2") ** 2
+               for i, j in itertools.combinations(range(x.shape[1]), 2)]
+    return math.sqrt(float(np.mean(squares)))
 
 
 def _runs_of(runs: Any) -> list[EvalRun]:
@@ -242,15 +271,23 @@ def _case_flips(x: np.ndarray) -> np.ndarray:
 
 
 def _decided(runs: Sequence[EvalRun], frames: Sequence[pd.DataFrame], directions: Mapping[str, bool], alpha: float,
-             source: Source) -> dict[str, int]:
+             source: Source, cluster: Any = None) -> dict[str, int]:
     """Per metric, how many pairs of reruns (earlier as base) the comparison calls ``better`` or ``worse``."""
     statistical = [m.name for run in runs for m in run.config.statistical_metrics]
     decided: dict[str, int] = {}
     for i, j in itertools.combinations(range(len(frames)), 2):
         if source == "runs":
-            comparison = compare_runs(runs[i], runs[j], alpha=alpha)
+            comparison = compare_runs(runs[i], runs[j], alpha=alpha, cluster=cluster)
         else:
-            comparison = compare_scores(frames[i], frames[j], directions=directions, alpha=alpha, informing=statistical)
+            labels = None if cluster is None else dict(zip(((r.case_key, r.occurrence) for r in runs[0].results),
+                                                           cluster_labels(cluster, runs[0].results)))
+            comparison = compare_scores(frames[i], frames[j], directions=directions, alpha=alpha, informing=statistical,
+                                        cluster=None if labels is None else _by_unit(labels))
         for name, m in comparison.metrics.items():
             decided[name] = decided.get(name, 0) + (m.verdict in ("better", "worse"))
     return decided
+
+
+def _by_unit(labels: Mapping[tuple[str, int], Any]) -> Any:
+    """The ``compare_scores(cluster=)`` function of units reading each unit's label from ``labels``."""
+    return lambda units: np.array([labels[unit] for unit in units], dtype=object)

@@ -8,7 +8,15 @@ Wilcoxon; the interval inverts that test at a given level
 (:mod:`cogeval.stats.inversion`), and :func:`agreeing_interval` makes sure it
 excludes 0 exactly when the metric is significant.
 
->>> tested = paired_test(np.array([0.0, 0, 0, 0, 1, 1]), np.array([1.0, 1, 1, 1, 1, 0]), "t")
+One :class:`PairedSample` carries a metric's unit of independence: the paired values of its units and,
+when the cases are clustered (``cluster=``), each unit's cluster. Every test, interval, equivalence test,
+power figure and fragility count reads it, so clustered and unclustered comparisons are one code path: a
+sample whose clusters hold one unit each is tested exactly as an unclustered one; otherwise McNemar becomes
+:func:`~cogeval.stats.clustered_mcnemar_test` (Yang's method), the t-test
+:func:`~cogeval.stats.clustered_t_test` (CR2, Bell–McCaffrey df) and Wilcoxon
+:func:`~cogeval.stats.clustered_wilcoxon_test` (Rosner–Glynn–Lee).
+
+>>> tested = paired_test(PairedSample(np.array([0.0, 0, 0, 0, 1, 1]), np.array([1.0, 1, 1, 1, 1, 0])), "t")
 >>> tested.name, tested.discordant, round(tested.p_value, 4)  # b = 1, c = 4: R binom.test(1, 5)
 ('mcnemar-exact', (1, 4), 0.375)
 """
@@ -16,13 +24,24 @@ excludes 0 exactly when the metric is significant.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
+import warnings
 from typing import cast
 
 import numpy as np
 
 from cogeval.compare.result import TestName
-from cogeval.stats import Interval, mcnemars_test, paired_t_test, wilcoxon_test
+from cogeval.stats import (
+    Interval,
+    cluster_se,
+    clustered_mcnemar_test,
+    clustered_t_test,
+    clustered_wilcoxon_test,
+    mcnemars_test,
+    paired_t_test,
+    wilcoxon_test,
+)
 from cogeval.stats.inversion import mcnemar_interval, wilcoxon_interval
 
 TOLERANCE = 1e-9
@@ -42,16 +61,75 @@ class PairedTest:
     """The test of one metric's paired differences ``d = head - base`` (noise floor applied)."""
 
     name: TestName
-    """``mcnemar``, ``mcnemar-exact``, ``t``, ``wilcoxon`` or ``none`` (fewer than 2 pairs)."""
+    """``mcnemar``, ``mcnemar-exact``, ``t``, ``wilcoxon``, their ``clustered-`` forms, or ``none`` (fewer than
+    2 pairs)."""
     p_value: float
     exact: bool
-    """The exact null distribution was used (McNemar's binomial, Wilcoxon's signed-rank)."""
+    """The exact null distribution was used (McNemar's binomial, Wilcoxon's signed-rank, a cluster sign flip)."""
     side: float
     """+1 when the differences lean positive (by the test's own statistic), -1 negative, 0 neither."""
     statistic: float = math.nan
-    """The test statistic: t, McNemar's chi-square or Wilcoxon's V (NaN without a test)."""
+    """The test statistic: t, McNemar's chi-square, Wilcoxon's V, or a clustered test's (t, chi-square, Z)."""
     discordant: tuple[int, int] = (0, 0)
     """McNemar's (b, c): base 1 & head 0, base 0 & head 1."""
+
+
+@dataclasses.dataclass(frozen=True)
+class PairedSample:
+    """One metric's paired units: ``base`` and ``head`` values (trials averaged) and, for clustered cases, each
+    unit's cluster code ``clusters`` (integers 0 .. G - 1, each used; None: every unit is a cluster of its own).
+
+    >>> s = PairedSample(np.array([0.0, 1, 0, 1]), np.array([1.0, 1, 1, 0]), np.array([0, 0, 1, 1]))
+    >>> s.n, s.groups, s.clustered, s.d.tolist(), s.take(np.array([True, False, False, True])).clusters.tolist()
+    (4, 2, True, [1.0, 0.0, 1.0, -1.0], [0, 1])
+    """
+
+    base: np.ndarray
+    head: np.ndarray
+    clusters: np.ndarray | None = None
+
+    @functools.cached_property
+    def d(self) -> np.ndarray:
+        """The paired differences ``head - base``, noise floor applied (:func:`noise_floor`)."""
+        return noise_floor(self.head - self.base)
+
+    @property
+    def n(self) -> int:
+        """Paired units."""
+        return len(self.base)
+
+    @functools.cached_property
+    def groups(self) -> int:
+        """G: the clusters the units fall in (``n`` without clusters)."""
+        if self.clusters is None:
+            return self.n
+        return int(self.clusters.max()) + 1 if len(self.clusters) else 0
+
+    @property
+    def clustered(self) -> bool:
+        """Some cluster holds more than one unit: the clustered tests apply."""
+        return self.clusters is not None and self.groups < self.n
+
+    def take(self, keep: np.ndarray) -> PairedSample:
+        """The units where ``keep`` is True (a bool mask or positions), their clusters numbered again."""
+        if self.clusters is None:
+            return PairedSample(self.base[keep], self.head[keep])
+        kept = self.clusters[keep]
+        used = np.zeros(self.groups, dtype=np.int64)
+        used[kept] = 1
+        return PairedSample(self.base[keep], self.head[keep], (np.cumsum(used) - 1)[kept])
+
+    @functools.cached_property
+    def design_effect(self) -> float:
+        """(clustered SE / unclustered SE)² of the mean difference: the clustered variance over the variance the
+        cases would have were they independent (CR2). NaN without clusters or without spread."""
+        if not self.clustered or self.n < 2:
+            return math.nan
+        sd = float(self.d.std(ddof=1))
+        if sd == 0:
+            return math.nan
+        se = cluster_se(self.d, self.clusters, kind="CR2", codes=True)
+        return float((se / (sd / math.sqrt(self.n))) ** 2)
 
 
 def noise_floor(d: np.ndarray) -> np.ndarray:
@@ -80,19 +158,22 @@ def is_binary(b: np.ndarray, h: np.ndarray) -> bool:
     return bool(np.isin(b, (0.0, 1.0)).all() and np.isin(h, (0.0, 1.0)).all())
 
 
-def paired_test(b: np.ndarray, h: np.ndarray, test: str) -> PairedTest:
-    """The paired test of ``h`` against ``b`` as a comparison runs it (McNemar for 0/1 values, else ``test``).
+def paired_test(sample: PairedSample, test: str) -> PairedTest:
+    """The paired test of ``sample`` as a comparison runs it (McNemar for 0/1 values, else ``test``), clustered
+    when its clusters hold more than one unit.
 
     Differences within :data:`TOLERANCE` of 0 count as no change, so float
     noise cannot move a test; other differences are ranked as R ranks them.
 
-    >>> paired_test(np.array([0.3] * 8), np.array([0.1 + 0.2] * 7 + [0.3]), "t").p_value
+    >>> paired_test(PairedSample(np.array([0.3] * 8), np.array([0.1 + 0.2] * 7 + [0.3])), "t").p_value
     1.0
     """
-    n = len(b)
+    n, d = sample.n, sample.d
     if n < 2:
         return PairedTest("none", 1.0, False, 0.0)
-    d = noise_floor(h - b)
+    if sample.clustered:
+        return _clustered_test(sample, test)
+    b, h = sample.base, sample.head
     if is_binary(b, h):
         worse, better = int(np.sum(d < 0)), int(np.sum(d > 0))
         r = mcnemars_test(worse, better)
@@ -107,26 +188,69 @@ def paired_test(b: np.ndarray, h: np.ndarray, test: str) -> PairedTest:
     return PairedTest("wilcoxon", w.p_value, w.exact, float(np.sign(w.statistic - w.n * (w.n + 1) / 4)), w.statistic)
 
 
-def inverted_interval(b: np.ndarray, h: np.ndarray, tested: PairedTest, level: float) -> Interval:
+def _clustered_test(sample: PairedSample, test: str) -> PairedTest:
+    """:func:`paired_test` of a clustered sample: the clustered form of the test the sample would get unclustered.
+    An undefined test (fewer than 2 clusters, no spread) is NaN; the comparison's warnings say why, so the
+    function's own warning is not raised again."""
+    d, zeros = sample.d, np.zeros(sample.n)
+    discordant = (int(np.sum(d < 0)), int(np.sum(d > 0)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _clustered(sample, test, d, zeros, discordant)
+
+
+def _clustered(sample: PairedSample, test: str, d: np.ndarray, zeros: np.ndarray,
+               discordant: tuple[int, int]) -> PairedTest:
+    if is_binary(sample.base, sample.head):
+        r = clustered_mcnemar_test(sample.head, sample.base, sample.clusters, codes=True)
+        return PairedTest(cast(TestName, r.test), r.p_value, r.exact, _sign(r.mean_difference), r.statistic, discordant)
+    if test == "t":
+        t = clustered_t_test(d, zeros, sample.clusters, codes=True)
+        return PairedTest("clustered-t", t.p_value, False, _sign(t.mean_difference), t.statistic, discordant)
+    w = clustered_wilcoxon_test(d, zeros, sample.clusters, codes=True)
+    return PairedTest(cast(TestName, w.test), w.p_value, w.exact, _sign(w.statistic), w.statistic, discordant)
+
+
+def _sign(x: float) -> float:
+    return 0.0 if math.isnan(x) else float(np.sign(x))
+
+
+def inverted_interval(sample: PairedSample, tested: PairedTest, level: float) -> Interval:
     """The interval of the difference that inverts ``tested`` at level ``1 - level`` (NaN when there is no test).
 
     t: the t-interval of the mean difference; McNemar: the interval of the
     difference in proportions from the discordant pairs; Wilcoxon: the
-    Hodges–Lehmann shift interval. See ``docs/statistics-intervals.md``.
+    Hodges–Lehmann shift interval; a clustered test: the interval its function gives at that level.
+    See ``docs/statistics-intervals.md``.
     """
-    n = len(b)
+    n = sample.n
     if n == 0 or math.isnan(tested.p_value) or (tested.name != "none" and math.isnan(level)):
         return Interval(math.nan, math.nan)
-    d = noise_floor(h - b)
+    d = sample.d
     if tested.name == "none":
         return Interval(float(d[0]), float(d[0]))
     confidence = 1 - level
+    zeros = np.zeros(n)
+    if tested.name.startswith("clustered"):
+        with warnings.catch_warnings():  # said once, by the comparison's warnings
+            warnings.simplefilter("ignore")
+            return _clustered_interval(sample, tested, confidence)
     if tested.name.startswith("mcnemar"):
         worse, better = tested.discordant
         return mcnemar_interval(worse, better, n, confidence=confidence, exact=tested.exact)
     if tested.name == "t":
-        return paired_t_test(d, np.zeros(n), confidence=confidence).confidence_interval
-    return wilcoxon_interval(d, np.zeros(n), confidence=confidence, exact=tested.exact)
+        return paired_t_test(d, zeros, confidence=confidence).confidence_interval
+    return wilcoxon_interval(d, zeros, confidence=confidence, exact=tested.exact)
+
+
+def _clustered_interval(sample: PairedSample, tested: PairedTest, confidence: float) -> Interval:
+    d, zeros = sample.d, np.zeros(sample.n)
+    if tested.name.startswith("clustered-mcnemar"):
+        return clustered_mcnemar_test(sample.head, sample.base, sample.clusters, codes=True, exact=tested.exact,
+                                      confidence=confidence).ci
+    if tested.name == "clustered-t":
+        return clustered_t_test(d, zeros, sample.clusters, codes=True, confidence=confidence).ci
+    return clustered_wilcoxon_test(d, zeros, sample.clusters, codes=True, exact=tested.exact, confidence=confidence).ci
 
 
 def agreeing_interval(interval: Interval, significant: bool, side: float) -> Interval:

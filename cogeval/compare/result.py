@@ -23,17 +23,20 @@ from cogeval.errors import InputError
 from cogeval.stats import Interval
 
 Side = Literal["base", "head", "tie"]
-TestName = Literal["mcnemar", "mcnemar-exact", "t", "wilcoxon", "none"]
+TestName = Literal["mcnemar", "mcnemar-exact", "t", "wilcoxon", "clustered-mcnemar", "clustered-mcnemar-exact",
+                   "clustered-t", "clustered-wilcoxon", "clustered-wilcoxon-exact", "none"]
 _Role = Literal["decides", "informs"]
 Verdict = Literal["better", "worse", "equivalent", "inconclusive"]
 RunVerdict = Literal["better", "worse", "equivalent", "inconclusive", "mixed"]
 
 COLUMNS = [*col.COMPARISON_COLUMNS, "verdict", "role", "higher_is_better", "n_improved", "n_regressed",
-           "margin", "ci_level", "mde", "n_needed", "statistic", "fragility", "beyond_noise"]
+           "margin", "ci_level", "mde", "n_needed", "statistic", "fragility", "beyond_noise", "clusters",
+           "design_effect", "clusters_needed"]
 """The comparison table: the DESIGN §2 columns, then the verdict and what backs it. Its ``test``,
 ``n``, ``statistic`` and ``p_value`` are those every statistics result's row starts with, so the
-rows stack with ``paired_t_test(...).to_frame()`` and the like. ``fragility`` (nullable integer) and
-``beyond_noise`` (nullable boolean) are empty where they do not apply."""
+rows stack with ``paired_t_test(...).to_frame()`` and the like. ``fragility``, ``clusters`` and
+``clusters_needed`` (nullable integers), ``beyond_noise`` (nullable boolean) and ``design_effect`` (NaN) are
+empty where they do not apply (``clusters``: a comparison without ``cluster=``)."""
 
 ERRORED_COLUMNS = [col.CASE_KEY, col.OCCURRENCE, col.INPUT, col.ERRORED]
 """The ``errored`` table of a comparison: one row per matched case the target failed on in one run or both."""
@@ -93,6 +96,14 @@ class MetricComparison(_Fields):
     ``"{metric}.pass@{k}"`` row was derived from (None for a metric of its own). With
     ``compare_runs(..., noise=report)``: ``noise_margin`` is the report's ``suggested_margin`` (NaN without
     one) and ``beyond_noise`` whether ``|difference|`` exceeds it (None without one).
+
+    With ``cluster=`` (cases that share a passage, a conversation, a template): ``clusters`` is G, the clusters
+    of the ``n`` cases, which are the independent units of the test (a ``clustered-`` test when a cluster holds
+    more than one case; the unclustered test, exactly, when each holds one); ``design_effect`` the clustered
+    variance of the mean difference over the variance independent cases would give ((CR2 SE / SE)²; 1: no
+    clustering to speak of); ``mde`` and ``n_needed`` come from the clustered variance, ``clusters_needed`` is
+    ``n_needed`` in clusters of the mean size seen, and ``fragility`` counts whole clusters. Without
+    ``cluster=``: None, NaN, None (``docs/statistics-clusters.md``).
     """
 
     metric: str
@@ -121,6 +132,9 @@ class MetricComparison(_Fields):
     derived_from: str | None = None
     noise_margin: float = math.nan
     beyond_noise: bool | None = None
+    clusters: int | None = None
+    design_effect: float = math.nan
+    clusters_needed: int | None = None
     _changes: pd.DataFrame | None = dataclasses.field(default=None, compare=False, repr=False)
     """The comparison's ``changes`` (set by :class:`RunComparison`); not part of equality, hash or repr."""
 
@@ -197,6 +211,11 @@ class RunComparison:
     recorded differs; None when not known (no run configurations were compared)."""
     errored: pd.DataFrame = dataclasses.field(default_factory=lambda: pd.DataFrame(columns=ERRORED_COLUMNS))
     """The matched cases the target failed on (every trial) in one run or both: :data:`ERRORED_COLUMNS`."""
+    cluster: str | None = None
+    """What the cases were clustered by (``cluster=``: the metadata field or column, or the function's name);
+    None when every case was taken as independent."""
+    clusters: int | None = None
+    """The clusters of the matched cases (G); None without ``cluster=``."""
 
     def __post_init__(self) -> None:
         # Each metric reads its improved/regressed cases from these changes (a replaced comparison relinks its own copies).
@@ -236,7 +255,8 @@ class RunComparison:
         Sliced (``by``), it starts with a ``slice`` column: the whole comparison's rows have ``None``,
         then come the :attr:`slices` rows (their columns; the others empty)."""
         frame = pd.DataFrame([m.to_dict() for m in self.metrics.values()], columns=COLUMNS)
-        frame = frame.astype({"n_needed": "Int64", "fragility": "Int64", "beyond_noise": "boolean"})
+        frame = frame.astype({"n_needed": "Int64", "fragility": "Int64", "beyond_noise": "boolean", "clusters": "Int64",
+                              "clusters_needed": "Int64", "design_effect": float})
         if self.slices is None:
             return frame
         frame.insert(0, "slice", None)
@@ -358,17 +378,21 @@ def errored_text(comparison: RunComparison) -> str:
 
 
 def is_fragile(m: MetricComparison) -> bool:
-    """A significant metric is *fragile* when removing at most 3 cases, or at most 2 % of its ``n``, those that
-    most support its difference first, leaves it not significant (its ``fragility``)."""
-    return m.fragility is not None and (m.fragility <= 3 or m.fragility <= 0.02 * m.n)
+    """A significant metric is *fragile* when removing at most 3 of its units (cases, or clusters with
+    ``cluster=``), or at most 2 % of them, those that most support its difference first, leaves it not
+    significant (its ``fragility``)."""
+    units = m.clusters if m.clusters is not None else m.n
+    return m.fragility is not None and (m.fragility <= 3 or m.fragility <= 0.02 * units)
 
 
 def _fragility_text(m: MetricComparison) -> str:
-    """``"not significant without its 2 most supporting cases of 40"``; ``""`` for a metric without a fragility."""
+    """``"not significant without its 2 most supporting cases of 40"`` (clusters, with ``cluster=``); ``""`` for a
+    metric without a fragility."""
     if m.fragility is None:
         return ""
-    cases = "case" if m.fragility == 1 else "cases"
-    return f"not significant without its {numbers.count(m.fragility)} most supporting {cases} of {numbers.count(m.n)}"
+    unit, of = ("cluster", m.clusters) if m.clusters is not None else ("case", m.n)
+    units = unit if m.fragility == 1 else f"{unit}s"
+    return f"not significant without its {numbers.count(m.fragility)} most supporting {units} of {numbers.count(of)}"
 
 
 def _noise_text(m: MetricComparison) -> str:
@@ -416,7 +440,20 @@ def headline(comparison: RunComparison) -> str:
     decided = [m for m in comparison.metrics.values() if m.role == "decides" and m.verdict in ("better", "worse")]
     caveats = [f"fragile: {m.metric} is {_fragility_text(m)}" for m in decided if is_fragile(m)]
     caveats += [f"{m.metric}'s {_noise_text(m)}" for m in decided if _noise_text(m)]
+    caveats += [clustered_text(comparison)] if comparison.cluster is not None else []
     return _verdict_sentence(comparison) + "".join(f"; {c}" for c in caveats)
+
+
+def clustered_text(comparison: RunComparison) -> str:
+    """``"cases clustered by passage: 30 clusters, design effect up to 2.4"``, as every report says it; ``""``
+    without ``cluster=``. The design effect is the largest of the deciding metrics' (of all, when none decides)."""
+    if comparison.cluster is None:
+        return ""
+    deciding = [m for m in comparison.metrics.values() if m.role == "decides"] or list(comparison.metrics.values())
+    effects = [m.design_effect for m in deciding if not math.isnan(m.design_effect)]
+    effect = f", design effect up to {numbers.number(max(effects))}" if effects else ""
+    groups = "" if comparison.clusters is None else f": {numbers.count(comparison.clusters)} clusters"
+    return f"cases clustered by {comparison.cluster}{groups}{effect}"
 
 
 def _verdict_sentence(comparison: RunComparison) -> str:
@@ -435,8 +472,11 @@ def _verdict_sentence(comparison: RunComparison) -> str:
         return f"head is {comparison.verdict}: {comparison.verdict} on {', '.join(better or worse)} {where}"
     if comparison.verdict == "equivalent":
         return f"equivalent: every deciding metric is within its margin {where}"
-    needed = [m.n_needed for m in deciding if m.n_needed is not None and m.verdict == "inconclusive"]
-    hint = f"; about {numbers.count(min(needed))} cases would settle the closest one" if needed else ""
+    closest = min((m for m in deciding if m.n_needed is not None and m.verdict == "inconclusive"),
+                  key=lambda m: m.n_needed or 0, default=None)
+    hint = "" if closest is None else f"; about {numbers.count(closest.n_needed)} cases" + (
+        f" ({numbers.count(closest.clusters_needed)} clusters)" if closest.clusters_needed is not None else ""
+    ) + " would settle the closest one"
     return f"inconclusive: no deciding metric is shown better, worse or equivalent{hint} {where}"
 
 

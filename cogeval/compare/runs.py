@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import functools
 import hashlib
 import itertools
 import math
@@ -25,6 +26,7 @@ import pandas as pd
 
 from cogeval import _columns as col
 from cogeval._check import describe
+from cogeval.compare.clusters import check_cluster, cluster_labels, cluster_name
 from cogeval.compare.engine import compare_scores
 from cogeval.compare.pairing import (
     CASE_ERROR,
@@ -142,6 +144,7 @@ def compare_runs(
     margins: Mapping[str, float] | None = None,
     by: str | Callable[[Case], Any] | None = None,
     noise: Any = None,
+    cluster: str | Callable[[Case], Any] | None = None,
 ) -> RunComparison:
     """Compare ``head`` against ``base`` metric by metric on the cases both ran.
 
@@ -162,6 +165,14 @@ def compare_runs(
       (``slices``, and a ``slice`` column in ``to_frame()``), Holm-adjusted over
       every slice × metric; a slice of fewer than 10 paired cases is not tested.
     - ``seed`` is recorded with the result; the comparison is deterministic.
+    - ``cluster``: a case-metadata field (``"passage"``) or a function of the :class:`~cogeval.Case`, when
+      cases come in groups that succeed and fail together (questions on one passage, turns of one
+      conversation, variants of one template). Whole clusters are then the independent units: each metric
+      gets the clustered form of its test (McNemar: Yang's modified Obuchowski; t: CR2 with Bell–McCaffrey
+      df; Wilcoxon: Rosner–Glynn–Lee), its ``clusters`` and ``design_effect``, and ``mde``, ``n_needed`` and
+      ``fragility`` in clusters; slices are tested on their own clusters. A case without the field is an
+      error naming it. Without ``cluster``, a metadata field that groups the cases and clusters a deciding
+      metric (design effect above 1.5) gets a warning naming it (``docs/statistics-clusters.md``).
     - ``noise``: a :class:`~cogeval.NoiseReport` of reruns (:func:`~cogeval.noise_report`). Each metric it
       measured gets ``noise_margin`` (its ``suggested_margin``) and ``beyond_noise`` (``|difference|`` above
       it), and the headline says so when a decided difference is within that margin.
@@ -186,10 +197,13 @@ def compare_runs(
     scored = dict.fromkeys([*metrics_of(base_scores), *metrics_of(head_scores)], True)
     directions = {**scored, **head_run.directions, **base_run.directions}
     statistical = [m.name for run in (base_run, head_run) for m in run.config.statistical_metrics]
+    cluster = check_cluster(cluster)
+    unit_clusters = None if cluster is None else functools.partial(results.clusters, cluster)
     comparison = compare_scores(
         base_scores, head_scores,
         directions=directions, alpha=alpha, test=test, seed=seed, metrics=metrics,
         decide_on=decide_on, informing=statistical, margins=margins, inputs=results.describe,
+        cluster=unit_clusters, cluster_name=cluster_name(cluster), groupings=results.groupings,
         base_info=RunInfo(base_run.run_id, base_run.name, base_run.started_at),
         head_info=RunInfo(head_run.run_id, head_run.name, head_run.started_at),
         warnings=run_warnings(base_run, head_run), units=codes, changed=changes_between(base_run, head_run),
@@ -203,11 +217,15 @@ def compare_runs(
     compared = {name: m.higher_is_better for name, m in comparison.metrics.items() if m.derived_from is None}
     pairing = pair_units(*(unit_values(frame, compared, coded)
                            for frame, coded in zip((base_scores, head_scores), codes)))
+    clusters = None if unit_clusters is None else pd.factorize(pd.Series(unit_clusters(pairing.units), dtype=object))[0]
     table = slice_table(pairing, results.labels(by, pairing.units), directions=compared,
                         deciding=set(comparison.decide_on), margins=comparison.margins, alpha=comparison.alpha,
-                        test=test)
+                        test=test, clusters=clusters)
+    same = [f"by and cluster are the same field ({by!r}): each slice is then one cluster, which its clustered test "
+            "cannot test (fewer than 2 clusters); slice by another field, or cluster by a finer one"] \
+        if isinstance(by, str) and by == cluster else []
     return dataclasses.replace(comparison, slices=table, by=by if isinstance(by, str) else _name(by),
-                               warnings=[*comparison.warnings, *slice_warnings(table)])
+                               warnings=[*comparison.warnings, *same, *slice_warnings(table)])
 
 
 def _compared_scores(run: EvalRun, results: pd.DataFrame, codes: UnitCodes) -> tuple[pd.DataFrame, UnitCodes]:
@@ -273,7 +291,8 @@ class _Results:
 
     def labels(self, by: Any, units: pd.MultiIndex) -> np.ndarray:
         """The slice of each of ``units`` (coded as :attr:`codes`): :func:`~cogeval.compare.slices.slice_labels`
-        of the cases of every unit of both runs, the base run's first result of a unit, else the head's."""
+        of the cases of every unit of both runs (a field only unpaired cases have is no error), the base run's
+        first result of a unit, else the head's."""
         base_ids, head_ids = (codes.ids for codes in self.codes)
         firsts = [np.flatnonzero(~pd.Index(base_ids).duplicated()),
                   np.flatnonzero(~pd.Index(head_ids).duplicated() & ~np.isin(head_ids, base_ids))]
@@ -281,6 +300,32 @@ class _Results:
             map(run.results.__getitem__, first) for run, first in zip(self.runs, firsts))))
         found = pd.Index(np.concatenate([base_ids[firsts[0]], head_ids[firsts[1]]])).get_indexer(unit_ids(units))
         return labels[found]
+
+    def clusters(self, cluster: Any, units: pd.MultiIndex) -> np.ndarray:
+        """The cluster of each of ``units``: :func:`~cogeval.compare.clusters.cluster_labels` of its case."""
+        return cluster_labels(cluster, self.unit_results(units))
+
+    def groupings(self, units: pd.MultiIndex) -> dict[str, np.ndarray]:
+        """The case-metadata fields that might group ``units``: each field with a plain value (text, a number, a
+        bool) on every unit's case, and its value per unit."""
+        metadata = [m if isinstance(m := r.case.metadata, dict) else {} for r in self.unit_results(units)]
+        if not metadata:
+            return {}
+        fields = set(metadata[0]).intersection(*metadata[1:])
+        found = {}
+        for field in sorted(map(str, fields)):
+            values = np.empty(len(metadata), dtype=object)
+            values[:] = [m[field] for m in metadata]
+            if all(isinstance(v, (str, int, float)) for v in values):
+                found[field] = values
+        return found
+
+    def unit_results(self, units: pd.MultiIndex) -> list[Any]:
+        """Each unit's first result: the base run's, else the head's."""
+        ids = unit_ids(units)
+        positions = [_first(codes.ids, np.arange(len(codes.ids)), ids) for codes in self.codes]
+        base, head = (run.results for run in self.runs)
+        return [base[i] if i >= 0 else head[j] for i, j in zip(positions[0].tolist(), positions[1].tolist())]
 
 
 def _results_table(run: EvalRun) -> pd.DataFrame:

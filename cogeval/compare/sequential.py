@@ -43,7 +43,7 @@ import pandas as pd
 from cogeval import _backend
 from cogeval._check import check_positive_int, check_seed, describe
 from cogeval._html import html_table, key_value_table, safe_html
-from cogeval.compare.paired import is_binary, noise_floor
+from cogeval.compare.paired import PairedSample, is_binary, noise_floor
 from cogeval.compare.result import RunComparison
 from cogeval.compare.runs import compare_runs
 from cogeval.compare.verdicts import equivalent, overall
@@ -500,7 +500,7 @@ def _group_looks(design: GroupSequentialDesign, metrics: list[_Planned], availab
                 if abs(z) >= efficacy:
                     decided[m.name] = ("better" if (z > 0) == m.higher_is_better else "worse", float(len(b)))
                 elif abs(z) < futility:
-                    shown = m.margin > 0 and equivalent(b, h, m.margin, level / 2)
+                    shown = m.margin > 0 and equivalent(PairedSample(b, h), m.margin, level / 2)
                     decided[m.name] = ("equivalent" if shown else "inconclusive", float(len(b)))
             if last:
                 next_look = design.looks

@@ -33,7 +33,7 @@ import pandas as pd
 from cogeval import _columns as col
 from cogeval._check import describe
 from cogeval.compare.engine import MIN_DISCORDANT, MIN_PAIRS
-from cogeval.compare.paired import PairedTest, agreeing_interval, inverted_interval, noise_floor, paired_test
+from cogeval.compare.paired import PairedSample, PairedTest, agreeing_interval, inverted_interval, paired_test
 from cogeval.compare.pairing import Pairing, pair_scores
 from cogeval.compare.result import undefined_test_note
 from cogeval.compare.verdicts import equivalent, verdict
@@ -47,8 +47,8 @@ MIN_SLICE_CASES = 10
 """A slice with fewer paired cases than this is described, not tested."""
 
 SLICE_COLUMNS = (_SLICE, col.METRIC, "role", col.N, col.BASE, col.HEAD, col.DIFFERENCE, col.CI_LOW, col.CI_HIGH,
-                 col.TEST, "statistic", col.P_VALUE, col.ADJUSTED_P_VALUE, col.SIGNIFICANT, "verdict", "note")
-"""The slices table: one row per slice × metric."""
+                 col.TEST, "statistic", col.P_VALUE, col.ADJUSTED_P_VALUE, col.SIGNIFICANT, "verdict", "note", "clusters")
+"""The slices table: one row per slice × metric (``clusters``: the slice's clusters with ``cluster=``, else None)."""
 
 
 def compare_slices(
@@ -86,8 +86,11 @@ def slice_table(
     margins: Mapping[str, float] | None = None,
     alpha: float = 0.05,
     test: str = "t",
+    clusters: np.ndarray | None = None,
 ) -> pd.DataFrame:
-    """:func:`compare_slices` of a pairing whose units' slices are ``labels`` (one per unit of ``pairing.units``)."""
+    """:func:`compare_slices` of a pairing whose units' slices are ``labels`` (one per unit of ``pairing.units``).
+
+    ``clusters``: each unit's cluster code (``cluster=``), so each slice is tested on its own clusters."""
     code, found = _factorized(labels)
     slices = sorted(range(len(found)), key=lambda i: str(found[i]))
     deciding = set(directions) if deciding is None else set(deciding)
@@ -95,20 +98,21 @@ def slice_table(
     rows, arrays = [], []
     for name in [m for m in directions if m in pairing.base.columns]:
         for i in slices:
-            label, mask = found[i], code == i
-            b_all, h_all = pairing.base[name].to_numpy()[mask], pairing.head[name].to_numpy()[mask]
-            keep = ~(np.isnan(b_all) | np.isnan(h_all))
-            b, h = b_all[keep], h_all[keep]
-            tested = paired_test(b, h, test) if len(b) >= MIN_SLICE_CASES else None
-            arrays.append((b, h, tested))
+            label = found[i]
+            b_all, h_all = pairing.base[name].to_numpy(), pairing.head[name].to_numpy()
+            sample = PairedSample(b_all, h_all, clusters).take((code == i) & ~(np.isnan(b_all) | np.isnan(h_all)))
+            b, h = sample.base, sample.head
+            tested = paired_test(sample, test) if len(b) >= MIN_SLICE_CASES else None
+            arrays.append((sample, tested))
             rows.append({_SLICE: label, col.METRIC: name, "role": "decides" if name in deciding else "informs",
                          col.N: len(b), col.BASE: float(b.mean()) if len(b) else math.nan,
                          col.HEAD: float(h.mean()) if len(b) else math.nan,
-                         col.DIFFERENCE: float(np.mean(noise_floor(h - b))) if len(b) else math.nan,
+                         col.DIFFERENCE: float(np.mean(sample.d)) if len(b) else math.nan,
                          col.TEST: tested.name if tested else "none",
                          "statistic": tested.statistic if tested else math.nan,
                          col.P_VALUE: float(tested.p_value) if tested else math.nan,
-                         "note": _slice_note(len(b), tested, b, h)})
+                         "note": _slice_note(sample, tested),
+                         "clusters": None if clusters is None else sample.groups})
     _adjust(rows, arrays, directions, margins, alpha)
     return pd.DataFrame(rows, columns=list(SLICE_COLUMNS))
 
@@ -136,7 +140,7 @@ def _factorized(labels: np.ndarray) -> tuple[np.ndarray, list[Any]]:
     return code, [label.value if isinstance(label, _Boolean) else label for label in found]
 
 
-def _slice_note(n: int, tested: PairedTest | None, b: np.ndarray, h: np.ndarray) -> str | None:
+def _slice_note(sample: PairedSample, tested: PairedTest | None) -> str | None:
     """Why a slice's test says little, in the words the whole comparison's warnings use; None when nothing does.
 
     Too few cases to test (fewer than :data:`MIN_SLICE_CASES`), an undefined t-test (every paired
@@ -144,16 +148,21 @@ def _slice_note(n: int, tested: PairedTest | None, b: np.ndarray, h: np.ndarray)
     cases, fewer than :data:`~cogeval.compare.engine.MIN_DISCORDANT` discordant pairs on a 0/1 metric;
     several are joined by ``"; "``.
 
-    >>> _slice_note(4, None, np.zeros(4), np.ones(4))
+    >>> _slice_note(PairedSample(np.zeros(4), np.ones(4)), None)
     'too few cases to test: n = 4 < 10'
-    >>> _slice_note(12, paired_test(np.zeros(12), np.full(12, 0.5), "t"), np.zeros(12), np.full(12, 0.5))
+    >>> half = PairedSample(np.zeros(12), np.full(12, 0.5))
+    >>> _slice_note(half, paired_test(half, "t"))
     "every paired difference is +0.5, so the t-test is undefined (p-value NaN, not significant); test='wilcoxon' can rank them; fewer than 30 paired cases: the test has little power, so 'inconclusive' may only mean too few cases"
     """
+    n = sample.n
     if tested is None:
         return f"too few cases to test: n = {n} < {MIN_SLICE_CASES}"
     notes = []
     if tested.name == "t" and math.isnan(tested.p_value):
-        notes.append(undefined_test_note(float(noise_floor(h - b)[0])))
+        notes.append(undefined_test_note(float(sample.d[0])))
+    if tested.name.startswith("clustered") and math.isnan(tested.p_value):
+        notes.append(f"the slice's {n} cases are in {sample.groups} cluster(s), so the clustered test is undefined "
+                     "(p-value NaN, not significant)")
     if n < MIN_PAIRS:
         notes.append(f"fewer than {MIN_PAIRS} paired cases: the test has little power, so 'inconclusive' may only "
                      "mean too few cases")
@@ -216,16 +225,16 @@ def _adjust(rows: list[dict[str, Any]], arrays: list[Any], directions: Mapping[s
         if family:
             for i, a, level in zip(family, adjust_p_values(p, "holm").tolist(), holm_levels(p, alpha).tolist()):
                 adjusted[i], levels[i] = a, level
-    for i, (row, (b, h, tested)) in enumerate(zip(rows, arrays)):
+    for i, (row, (sample, tested)) in enumerate(zip(rows, arrays)):
         significant = bool(adjusted[i] < alpha)
         if tested is None:
             low = high = math.nan
             row.update({col.ADJUSTED_P_VALUE: math.nan, col.SIGNIFICANT: False, "verdict": "inconclusive"})
         else:
-            interval = agreeing_interval(inverted_interval(b, h, tested, levels[i]), significant, tested.side)
+            interval = agreeing_interval(inverted_interval(sample, tested, levels[i]), significant, tested.side)
             low, high = interval
             margin = margins.get(row[col.METRIC], 0.0)
             row.update({col.ADJUSTED_P_VALUE: adjusted[i], col.SIGNIFICANT: significant,
                         "verdict": verdict(interval, directions[row[col.METRIC]], margin,
-                                           equivalent(b, h, margin, alpha))})
+                                           equivalent(sample, margin, alpha))})
         row.update({col.CI_LOW: low, col.CI_HIGH: high})

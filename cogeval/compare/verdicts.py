@@ -13,6 +13,7 @@ better and some worse. See ``docs/comparing.md``.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from numbers import Real
@@ -21,10 +22,10 @@ from typing import Any
 import numpy as np
 
 from cogeval._check import describe
-from cogeval.compare.paired import is_binary, noise_floor
+from cogeval.compare.paired import PairedSample, is_binary
 from cogeval.compare.result import RunVerdict, Side, Verdict
 from cogeval.errors import InputError
-from cogeval.stats import Interval
+from cogeval.stats import Interval, clustered_mcnemar_test, clustered_t_test
 from cogeval.stats.equivalence import equivalence_test
 from cogeval.stats.inversion import paired_proportion_interval
 from cogeval.stats.power import minimum_detectable_effect, plan_sample_size
@@ -49,30 +50,52 @@ def verdict(interval: Interval, higher_is_better: bool, margin: float, equivalen
     return "equivalent" if equivalent else "inconclusive"
 
 
-def equivalent(b: np.ndarray, h: np.ndarray, margin: float, alpha: float) -> bool:
-    """The paired mean difference is shown within ``(-margin, margin)`` at level ``alpha`` (TOST)."""
-    if margin <= 0 or len(b) < 2:
+def equivalent(sample: PairedSample, margin: float, alpha: float) -> bool:
+    """The paired mean difference is shown within ``(-margin, margin)`` at level ``alpha`` (TOST): the
+    ``1 - 2·alpha`` interval lies inside the margin. 0/1 values: Tango's score interval; other values: the
+    t-interval. Clustered: the interval of the clustered McNemar or t-test."""
+    if margin <= 0 or sample.n < 2:
         return False
-    if is_binary(b, h):
-        low, high = paired_proportion_interval(h, b, confidence=1 - 2 * alpha)
+    b, h, d = sample.base, sample.head, sample.d
+    confidence = 1 - 2 * alpha
+    if sample.clustered:
+        test = clustered_mcnemar_test(h, b, sample.clusters, codes=True, confidence=confidence) if is_binary(b, h) else \
+            clustered_t_test(d, np.zeros(sample.n), sample.clusters, codes=True, confidence=confidence)
+        low, high = test.ci
         return bool(-margin < low and high < margin)
-    d = noise_floor(h - b)
+    if is_binary(b, h):
+        low, high = paired_proportion_interval(h, b, confidence=confidence)
+        return bool(-margin < low and high < margin)
     return bool(equivalence_test(d, np.zeros(len(d)), margin, alpha=alpha).equivalent)
 
 
-def power(b: np.ndarray, h: np.ndarray, difference: float, level: float, margin: float,
-           alpha: float, family_size: int) -> tuple[float, int | None]:
-    """(mde, n_needed) of one metric; NaN / None when undefined."""
-    n = len(b)
+@dataclasses.dataclass(frozen=True)
+class Power:
+    """What a comparison of one metric could detect, and what it would need (NaN / None when undefined)."""
+
+    mde: float
+    """The smallest true difference detected with power 0.8 at the metric's level."""
+    n_needed: int | None
+    """Cases needed to detect the margin (or the observed difference without one)."""
+    clusters_needed: int | None = None
+    """For clustered cases: the clusters of the mean size seen that hold ``n_needed`` cases."""
+
+
+def power(sample: PairedSample, difference: float, level: float, margin: float,
+          alpha: float, family_size: int) -> Power:
+    """The :class:`Power` of one metric. Clustered cases inflate the variance by the sample's design effect
+    (clustered over unclustered variance, at least 1 here): ``mde`` by its square root, ``n_needed`` by itself."""
+    n = sample.n
     if n < 2 or math.isnan(level):
-        return math.nan, None
-    d = noise_floor(h - b)
+        return Power(math.nan, None)
+    b, h, d = sample.base, sample.head, sample.d
     sd = float(d.std(ddof=1))
-    mde = minimum_detectable_effect(sd, n, alpha=level, power=_POWER) if sd > 0 else math.nan
+    inflation = max(1.0, sample.design_effect) if sample.clustered and not math.isnan(sample.design_effect) else 1.0
+    mde = minimum_detectable_effect(sd * math.sqrt(inflation), n, alpha=level, power=_POWER) if sd > 0 else math.nan
     effect = margin if margin > 0 else abs(difference)
     binary = is_binary(b, h)
     if effect == 0 or (sd == 0 and not binary):
-        return mde, None
+        return Power(mde, None)
     try:
         if binary:
             needed = plan_sample_size(effect, discordance=float(np.count_nonzero(d)) / n, alpha=alpha,
@@ -80,8 +103,11 @@ def power(b: np.ndarray, h: np.ndarray, difference: float, level: float, margin:
         else:
             needed = plan_sample_size(effect, sd=sd, alpha=alpha, power=_POWER, family_size=family_size)
     except InputError:  # an effect larger than the discordance can allow
-        return mde, None
-    return mde, needed
+        return Power(mde, None)
+    if not sample.clustered:
+        return Power(mde, needed)
+    needed = math.ceil(needed * inflation)
+    return Power(mde, needed, math.ceil(needed / (n / sample.groups)))
 
 
 def check_decide_on(decide_on: Any, names: Sequence[str], default: list[str]) -> list[str]:

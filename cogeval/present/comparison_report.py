@@ -79,7 +79,7 @@ FOREST_LIMIT = 40
 """The most metrics the HTML report's forest plot draws (:func:`forest_metrics`): every one up to this many."""
 
 
-HTML_CLUSTER_COLUMNS = ["metric", "clusters", "design effect", "n needed"]
+_HTML_CLUSTER_COLUMNS = ["metric", "clusters", "design effect", "n needed"]
 """The HTML report's table of clusters (``cluster=``), under the metric table: each metric's clusters, design effect
 and ``n needed`` in cases and clusters. The metric table keeps the columns it has without ``cluster=`` (and
 ``n needed`` in cases), so it fits the page as it does then."""
@@ -88,7 +88,7 @@ and ``n needed`` in cases and clusters. The metric table keeps the columns it ha
 def _html_metric_columns(comparison: Any) -> list[str]:
     """The HTML report's metric table: :func:`metric_columns` with the verdict next to the metric, the two columns
     that stay in sight (sticky at the left edge; below 900 px the first line of each metric's block); a clustered
-    comparison's ``clusters`` and ``design effect`` are in the table of clusters (:data:`HTML_CLUSTER_COLUMNS`)."""
+    comparison's ``clusters`` and ``design effect`` are in the table of clusters (:data:`_HTML_CLUSTER_COLUMNS`)."""
     return ["metric", "verdict", *(c for c in metric_columns(comparison)
                                    if c not in ("metric", "verdict", "clusters", "design effect"))]
 
@@ -265,7 +265,7 @@ def comparison_html(comparison: Any, *, figure: bool = True, figure_html: str | 
         trace_columns=[k for k in ("trace", "prompt") if any(row[k] for g in changes for row in g.rows)],
         metrics=[{**_html_cells(r), "n needed": r["cases needed"]} for r in metric_rows(c)],  # clusters: in cluster_rows
         cluster_rows=[_html_cells(r) for r in metric_rows(c)] if c.cluster is not None else [],
-        cluster_columns=HTML_CLUSTER_COLUMNS,
+        cluster_columns=_HTML_CLUSTER_COLUMNS,
         change_columns=CHANGE_COLUMNS, warnings=[str(w) for w in c.warnings],
         by=c.by, slices=slice_rows(c), slice_columns=slice_columns(c), clustering=clustering(c),
         cluster_units=CLUSTER_UNITS,

@@ -144,7 +144,7 @@ def headline_parts(comparison: Any) -> tuple[str, str, str]:
 
 
 @dataclasses.dataclass(frozen=True)
-class Clustering:
+class _Clustering:
     """What a clustered comparison's reports say under the headline, formatted: the field (or function) the cases
     were clustered ``by``, the ``clusters`` (G) of the ``cases`` matched, and the largest ``design_effect`` of the
     deciding metrics (of all, when none decides); ``""`` for what is not known."""
@@ -173,8 +173,8 @@ CLUSTER_UNITS = "whole clusters are the independent units of the tests and inter
 """Why the clusters are counted, in every report's line under the headline."""
 
 
-def clustering(comparison: Any) -> Clustering | None:
-    """The :class:`Clustering` of a comparison made with ``cluster=``; None for one whose cases are independent.
+def clustering(comparison: Any) -> _Clustering | None:
+    """The :class:`_Clustering` of a comparison made with ``cluster=``; None for one whose cases are independent.
 
     The design effect is the one of :func:`~cogeval.compare.result.clustered_text`: the largest of the deciding
     metrics' (of every metric's, when none decides), NaN ones left out."""
@@ -183,7 +183,7 @@ def clustering(comparison: Any) -> Clustering | None:
     metrics = list(comparison.metrics.values())
     deciding = [m for m in metrics if m.role == "decides"] or metrics
     effects = [m.design_effect for m in deciding if not math.isnan(m.design_effect)]
-    return Clustering(by=safe_str(comparison.cluster),
+    return _Clustering(by=safe_str(comparison.cluster),
                       clusters="" if comparison.clusters is None else numbers.count(comparison.clusters),
                       cases=numbers.count(comparison.matched),
                       design_effect=numbers.number(max(effects)) if effects else "")
