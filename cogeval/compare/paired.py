@@ -112,12 +112,16 @@ class PairedSample:
 
     def take(self, keep: np.ndarray) -> PairedSample:
         """The units where ``keep`` is True (a bool mask or positions), their clusters numbered again."""
-        if self.clusters is None:
-            return PairedSample(self.base[keep], self.head[keep])
-        kept = self.clusters[keep]
-        used = np.zeros(self.groups, dtype=np.int64)
-        used[kept] = 1
-        return PairedSample(self.base[keep], self.head[keep], (np.cumsum(used) - 1)[kept])
+        clusters = None
+        if self.clusters is not None:
+            kept = self.clusters[keep]
+            used = np.zeros(self.groups, dtype=np.int64)
+            used[kept] = 1
+            clusters = (np.cumsum(used) - 1)[kept]
+        taken = PairedSample(self.base[keep], self.head[keep], clusters)
+        if "d" in self.__dict__:  # the differences once made are taken too, not made again
+            taken.__dict__["d"] = self.d[keep]
+        return taken
 
     @functools.cached_property
     def design_effect(self) -> float:
