@@ -126,12 +126,15 @@ class PairedSample:
     @functools.cached_property
     def design_effect(self) -> float:
         """(clustered SE / unclustered SE)² of the mean difference: the clustered variance over the variance the
-        cases would have were they independent (CR2). NaN without clusters or without spread."""
-        if not self.clustered or self.n < 2:
+        cases would have were they independent (CR2); exactly 1 when every cluster holds one unit. NaN without
+        clusters or without spread."""
+        if self.clusters is None or self.n < 2:
             return math.nan
         sd = float(self.d.std(ddof=1))
         if sd == 0:
             return math.nan
+        if not self.clustered:
+            return 1.0
         se = cluster_se(self.d, self.clusters, kind="CR2", codes=True)
         return float((se / (sd / math.sqrt(self.n))) ** 2)
 

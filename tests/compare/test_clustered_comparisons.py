@@ -87,6 +87,7 @@ def test_one_case_per_cluster_is_exactly_the_unclustered_comparison():
     clustered = compare_frames(data, by="version", base="v1", head="v2", case="id", cluster="own")
     left, right = alone.to_frame(), clustered.to_frame()
     assert right["clusters"].tolist() == [48]
+    assert right["design_effect"].tolist() == [1.0]
     shared = [c for c in left.columns if c not in ("clusters", "design_effect", "clusters_needed")]
     pd.testing.assert_frame_equal(left[shared], right[shared])
 
