@@ -24,7 +24,7 @@ import pandas as pd
 from measure import best_time
 
 from cogeval import EvalRun, RunStore, load_run
-from cogeval.compare.store_index import INDEX_FILE
+from cogeval.store.index import INDEX_FILE
 
 
 def make_run(cases: int) -> EvalRun:

@@ -27,8 +27,6 @@ if typing.TYPE_CHECKING:  # loaded on first use by __getattr__ below; type check
     from cogeval.compare.result import MetricComparison, RunComparison
     from cogeval.compare.runs import compare_runs
     from cogeval.compare.sequential import SequentialComparison, compare_sequential
-    from cogeval.compare.store import RunStore
-    from cogeval.compare.variants import Variants, arun_variants, run_variants
     from cogeval.data import Case, Dataset, EvalRun, canonical_json, load_run
     from cogeval.evaluate.builder import EvalBuilder
     from cogeval.evaluate.merge import merge_runs
@@ -101,6 +99,8 @@ if typing.TYPE_CHECKING:  # loaded on first use by __getattr__ below; type check
         wilcoxon_test,
         wilson_interval,
     )
+    from cogeval.store import RunStore
+    from cogeval.variants import Variants, arun_variants, run_variants
 
 __version__ = "0.1.0"
 """cogeval's version, as pyproject.toml states it (tests/test_version.py keeps the two equal)."""
@@ -232,9 +232,9 @@ _PRESENT = frozenset({
 
 _LAZY_NAMES = {
     "compare": (
-        "ComparisonResult EvalComparison Leaderboard MetricComparison NoiseReport RunComparison RunStore "
-        "SequentialComparison Variants arun_variants compare_frames compare_runs compare_sequential label_sample "
-        "noise_report ppi_difference run_variants"
+        "ComparisonResult EvalComparison Leaderboard MetricComparison NoiseReport RunComparison "
+        "SequentialComparison compare_frames compare_runs compare_sequential label_sample noise_report "
+        "ppi_difference"
     ),
     "data": "Case Dataset EvalRun canonical_json load_run",
     "evaluate": (
@@ -257,6 +257,8 @@ _LAZY_NAMES = {
         "bootstrap_ci bradley_terry cohen_kappa cohens_d mcnemars_test mean median paired_t_test percentile "
         "plan_sample_size ppi_mean std_dev wilcoxon_test wilson_interval"
     ),
+    "store": "RunStore",
+    "variants": "Variants arun_variants run_variants",
 }
 """The subpackage (of ``cogeval``) each re-exported name comes from; it is imported on first use of one of its
 names, so ``import cogeval`` costs little more than ``import pandas, numpy, pydantic``
@@ -290,6 +292,14 @@ def _subpackage(package: str) -> types.ModuleType:
         from cogeval import scoring
 
         return scoring
+    if package == "store":
+        from cogeval import store
+
+        return store
+    if package == "variants":
+        from cogeval import variants
+
+        return variants
     from cogeval import stats
 
     return stats

@@ -17,15 +17,19 @@ PACKAGE = pathlib.Path(cogeval.__file__).parent
 # present (L6: present/, cli, examples) is a leaf: nothing below it imports it, not even inside
 # a function. Convenience methods on results (`result.report()`, `.plot()`) reach it by name
 # through the one dispatch, cogeval._backend.presenter (see docs/notebooks.md).
+# Within L5 the packages stack in this order, each importing only those before it (PACKAGE_ORDER;
+# test_no_package_imports_another_in_a_circle keeps the arrows one way): the store shows
+# compare's rule for a run's metric (cogeval.compare.summary), and variants and pairwise save into it.
 LAYERS = {
     "errors": 0, "_columns": 0, "_check": 0, "_html": 0, "_files": 0, "_text": 0, "_numbers": 0, "_backend": 0,
     "data": 1, "importers": 1,
     "execution": 2,
     "scoring": 3,
     "stats": 4,
-    "evaluate": 5, "compare": 5, "pairwise": 5,
+    "evaluate": 5, "compare": 5, "store": 5, "variants": 5, "pairwise": 5,
     "present": 6, "cli": 6, "examples": 6,
 }
+PACKAGE_ORDER = ("evaluate", "compare", "store", "variants", "pairwise")
 
 HEAVY = ("plotly", "ipywidgets", "statsmodels", "openai", "jinja2", "rich", "scipy.stats")
 
@@ -176,6 +180,31 @@ def test_no_module_imports_another_in_a_circle():
     # cogeval/__init__.py re-exports every layer and nothing in the package imports it back;
     # the circle check covers it like any other module.
     assert _cycle(import_graph()) == []
+
+
+def package_graph() -> dict[str, set[str]]:
+    """Top-level part of cogeval (``compare``, ``store``, ``_check``...) → the other parts its modules import."""
+    graph: dict[str, set[str]] = {}
+    for module, targets in import_graph().items():
+        part = module.split(".")[1] if "." in module else module
+        graph.setdefault(part, set()).update(t.split(".")[1] if "." in t else t for t in targets)
+    return {part: targets - {part} for part, targets in graph.items()}
+
+
+def test_no_package_imports_another_in_a_circle():
+    # Module circles are not enough: cogeval.compare re-exporting a store that reads cogeval.compare.summary
+    # would be no module circle, yet `import cogeval.store` would run compare's __init__ half-way through.
+    graph = package_graph()
+    graph.pop("cogeval")  # the facade re-exports every part; nothing imports it back but cli, above it all
+    assert _cycle(graph) == []
+
+
+def test_the_layer_five_packages_import_only_those_before_them():
+    graph = package_graph()
+    backwards = sorted(f"{part} imports {target}" for i, part in enumerate(PACKAGE_ORDER)
+                       for target in graph.get(part, ()) if target in PACKAGE_ORDER[i + 1:])
+    assert backwards == []
+    assert sorted(part for part, layer in LAYERS.items() if layer == 5) == sorted(PACKAGE_ORDER)
 
 
 def test_nothing_outside_the_presentation_layer_imports_it():

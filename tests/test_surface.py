@@ -21,7 +21,8 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PUBLIC_PACKAGES = ["cogeval", "cogeval.compare", "cogeval.data", "cogeval.evaluate", "cogeval.execution", "cogeval.importers",
-                   "cogeval.pairwise", "cogeval.present", "cogeval.scoring", "cogeval.stats"]
+                   "cogeval.pairwise", "cogeval.present", "cogeval.scoring", "cogeval.stats", "cogeval.store",
+                   "cogeval.variants"]
 PUBLIC_MODULES = ["cogeval.errors"]
 FACADES = {"cogeval/data/run.py", "cogeval/scoring/judge.py"}
 

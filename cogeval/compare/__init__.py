@@ -1,6 +1,7 @@
-"""Comparing runs: pairing cases, paired statistics per metric, verdicts, leaderboards, run stores.
+"""Comparing runs: pairing cases, paired statistics per metric, verdicts, leaderboards.
 
-The top level (:mod:`cogeval`) offers the everyday names; this package adds the engine beneath them::
+The top level (:mod:`cogeval`) offers the everyday names; this package adds the engine beneath them. The run
+store (:mod:`cogeval.store`) and variant runs (:mod:`cogeval.variants`) sit above it, so it imports neither::
 
     >>> from cogeval.compare import TOLERANCE, agreeing_interval, compare_scores, trial_means
     >>> TOLERANCE
@@ -19,9 +20,7 @@ from cogeval.compare.result import COLUMNS, MetricComparison, RunComparison, Run
 from cogeval.compare.runs import compare_runs, statistical_values
 from cogeval.compare.sequential import DECISION_COLUMNS, SEQUENCE_COLUMNS, SequentialComparison, compare_sequential
 from cogeval.compare.slices import SLICE_COLUMNS, compare_slices
-from cogeval.compare.store import RunStore
 from cogeval.compare.summary import HISTORY_COLUMNS, MetricSummary, history_frame, metric_summary
-from cogeval.compare.variants import Variants, arun_variants, run_variants
 from cogeval.compare.verdicts import ROLES, VERDICTS
 
 __all__ = [
@@ -40,16 +39,13 @@ __all__ = [
     "ROLES",
     "RunComparison",
     "RunInfo",
-    "RunStore",
     "SEQUENCE_COLUMNS",
     "SLICE_COLUMNS",
     "SequentialComparison",
     "TESTS",
     "TOLERANCE",
     "VERDICTS",
-    "Variants",
     "agreeing_interval",
-    "arun_variants",
     "compare_frames",
     "compare_runs",
     "compare_scores",
@@ -62,7 +58,6 @@ __all__ = [
     "noise_report",
     "paired_test",
     "ppi_difference",
-    "run_variants",
     "statistical_values",
     "trial_means",
 ]

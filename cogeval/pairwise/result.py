@@ -31,12 +31,12 @@ from cogeval._files import write_text_atomic
 from cogeval._html import escape, html_table, safe_html
 from cogeval._numbers import number, p_value
 from cogeval._text import cut, one_line
-from cogeval.compare.store import RunStore
 from cogeval.data.run_id import check_run_id
 from cogeval.errors import InputError
 from cogeval.pairwise.file import PairwiseFile, check_label, read_pairwise_file
 from cogeval.pairwise.measures import Agreement, Flips, WinRate, agreement_of, flips_of, win_rate_of
 from cogeval.pairwise.verdict import NOT_LABELLED_YET, PairTask, Verdict, check_names, one_order_verdict, read_choice
+from cogeval.store import RunStore
 
 TASK_ID, COMPARATOR = "task_id", "comparator"
 OUTPUT_A, OUTPUT_B, VERDICT_AB, VERDICT_BA, FLIPPED, REASONING = (

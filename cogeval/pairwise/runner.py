@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from cogeval._check import check_positive_int, check_positive_number, check_retries, describe
-from cogeval.compare.store import RunStore
 from cogeval.data.run_id import iso_utc, new_run_id, utc_now
 from cogeval.errors import InputError
 from cogeval.evaluate.suite import as_dataset
@@ -26,6 +25,7 @@ from cogeval.pairwise.judge import warn_self_preference
 from cogeval.pairwise.result import PairwiseResult
 from cogeval.pairwise.sources import pair_sources
 from cogeval.pairwise.verdict import PairTask, Verdict, check_names, task_id
+from cogeval.store import RunStore
 
 Store = RunStore | str | os.PathLike[str] | None
 

@@ -31,12 +31,12 @@ from typing import Any
 
 from cogeval._check import describe
 from cogeval.compare.runs import as_run
-from cogeval.compare.store import RUN_FORMAT
 from cogeval.data import Case, EvalRun, load_run
 from cogeval.data.json_limits import loads
 from cogeval.errors import DatasetError, InputError
 from cogeval.evaluate.suite import as_dataset
 from cogeval.pairwise.verdict import PairTask, task_id
+from cogeval.store.run_store import RUN_FORMAT
 
 Answer = tuple[str, str, Case, Any, str | None, str]
 """``(task_id, case_key, case, output, error, where)``: one answer of a source."""

@@ -46,11 +46,11 @@ from cogeval._text import escaped_line as text
 from cogeval._text import with_unit
 from cogeval.compare.result import MetricComparison, RunComparison, interval_text, verdict_note
 from cogeval.compare.runs import as_run, score_frame
-from cogeval.compare.store import RunStore
 from cogeval.data import EvalRun
 from cogeval.errors import InputError
 from cogeval.present.slices import slice_points, slice_span
 from cogeval.stats import wilson_interval
+from cogeval.store import RunStore
 
 GOOD, BAD, NEUTRAL, ACCENT = "#1a7f37", "#cf222e", "#8c959f", "#0969da"
 _VERDICT_COLOURS = {"better": GOOD, "worse": BAD, "equivalent": NEUTRAL, "inconclusive": NEUTRAL}

@@ -30,12 +30,12 @@ from cogeval._text import as_text, cut, short_input
 from cogeval.compare.engine import TESTS
 from cogeval.compare.result import RunComparison, as_run_comparison
 from cogeval.compare.runs import as_run, compare_runs, score_frame
-from cogeval.compare.store import RunStore
 from cogeval.data import EvalRun
 from cogeval.errors import InputError
 from cogeval.present.notebook import figure_mimebundle
 from cogeval.present.plots import plot_comparison
 from cogeval.present.run_labels import run_labels
+from cogeval.store import RunStore
 
 _MAX_CASES = 10
 """Regressed cases listed by the run explorer (largest first)."""

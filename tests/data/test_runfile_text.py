@@ -182,7 +182,7 @@ def test_valid_files_with_any_json_values_read_the_same_both_ways(values, score,
 
 def test_the_store_lists_a_valid_file_through_the_fast_path(tmp_path, monkeypatch):
     from cogeval import RunStore
-    from cogeval.compare import store
+    from cogeval.store import run_store as store
 
     every_feature_run().save(tmp_path / "run.json")
     read: list[bytes] = []

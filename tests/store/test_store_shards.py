@@ -12,7 +12,7 @@ import pytest
 
 from cogeval import Case, EvalRun, EvalSuite, InputError, RunStore, exact_match, merge_runs
 from cogeval.cli import main
-from cogeval.compare.store_index import INDEX_FILE
+from cogeval.store.index import INDEX_FILE
 
 
 @pytest.fixture

@@ -314,7 +314,7 @@ def test_a_bad_file_alone_leaves_an_empty_list(tmp_path):
 
 
 def test_listing_again_reads_only_changed_files(tmp_path, monkeypatch):
-    import cogeval.compare.store as store_module
+    import cogeval.store.run_store as store_module
 
     store = RunStore(tmp_path)
     first = store.save(frame_run([1.0, 0.0], name="a", started_at="2026-01-01T00:00:00Z"))

@@ -19,10 +19,10 @@ from typing import Any
 
 from cogeval._check import check_positive_int, describe
 from cogeval.compare.leaderboard import Leaderboard, frozen_mapping
-from cogeval.compare.store import RunStore
 from cogeval.errors import InputError
 from cogeval.evaluate.suite import EvalSuite, arun_interleaved
 from cogeval.execution import run_sync
+from cogeval.store import RunStore
 
 
 @dataclasses.dataclass(frozen=True)

@@ -11,8 +11,8 @@ import shutil
 import pytest
 
 from cogeval import RunStore
-from cogeval.compare import store as store_module
 from cogeval.errors import RunFileError
+from cogeval.store import run_store as store_module
 
 RUN = pathlib.Path(__file__).parents[1] / "data" / "fixtures" / "runs" / "full.json"
 RUN_ID = "20261022T101530123Z-0badcafe"

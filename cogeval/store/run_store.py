@@ -32,8 +32,6 @@ from cogeval import _backend
 from cogeval._check import check_choice, check_path, describe
 from cogeval._files import remove_stale_temporaries, write_parquet_atomic
 from cogeval._html import html_table, safe_html
-from cogeval.compare import store_index, store_parquet
-from cogeval.compare.store_index import StoreIndex, Unlisted
 from cogeval.compare.summary import history_frame
 from cogeval.data import EvalRun, load_run
 from cogeval.data.gc_pause import paused_gc
@@ -42,6 +40,9 @@ from cogeval.data.jsonable import json_text, jsonable
 from cogeval.data.run_id import check_run_id
 from cogeval.data.runfile import run_from_json, run_from_text
 from cogeval.errors import InputError, RunFileError, RunSkippedWarning
+from cogeval.store import index as store_index
+from cogeval.store import parquet as store_parquet
+from cogeval.store.index import StoreIndex, Unlisted
 
 _RunSummary = dict[str, Any]
 """``{id, name, metadata, started_at, finished_at, cases, path, metrics}`` (metrics: name → mean)."""
@@ -60,7 +61,7 @@ class RunStore:
     truncated run file), invalid or of another version, or a folder named
     ``x.json``, is reported to ``on_skip({"path", "reason"})`` or, without it,
     as a :class:`~cogeval.RunSkippedWarning`. Listing reads a hidden index,
-    ``.cogeval-index`` (:mod:`cogeval.compare.store_index`), which :meth:`save` and
+    ``.cogeval-index`` (:mod:`cogeval.store.index`), which :meth:`save` and
     every listing keep up to date, and reads and validates only the run
     files new or changed since (every file when the index is missing or broken);
     :meth:`load`, :meth:`runs` and :meth:`latest` read runs in full.
@@ -153,7 +154,7 @@ class RunStore:
         (docs/run-files.md has a DuckDB query over both).
 
         ``partition_by`` (``"run_id"``, ``"name"`` or ``"day"``) writes a folder instead, Hive-partitioned,
-        one file per run, reading one run at a time (:mod:`cogeval.compare.store_parquet`): what DuckDB
+        one file per run, reading one run at a time (:mod:`cogeval.store.parquet`): what DuckDB
         (``read_parquet('scores/*/*.parquet', hive_partitioning = true)``), pandas and Ray Data
         (``ray.data.read_parquet("scores")``) read lazily over thousands of runs.
         """
@@ -234,7 +235,7 @@ class RunStore:
 
     def _summary(self, path: pathlib.Path) -> _RunSummary | None:
         """The summary (without its path) of the run in a new or changed file, for the index; None for JSON that
-        is not a run; :class:`~cogeval.compare.store_index.Unlisted` once a bad file is reported."""
+        is not a run; :class:`~cogeval.store.index.Unlisted` once a bad file is reported."""
         try:
             run = _run_in(path)
         except Unlisted as skipped:
@@ -280,7 +281,7 @@ def _listed(run: EvalRun) -> _RunSummary:
 
 def _run_in(path: pathlib.Path) -> EvalRun | None:
     """The run in ``path``, read and validated as :func:`~cogeval.data.load_run` does; None for JSON that is not
-    a run (a baseline, a config: not ours to report); :class:`~cogeval.compare.store_index.Unlisted` with the
+    a run (a baseline, a config: not ours to report); :class:`~cogeval.store.index.Unlisted` with the
     reason for anything else."""
     _check_regular(path)
     try:

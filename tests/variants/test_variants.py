@@ -13,10 +13,10 @@ from statsmodels.stats.multitest import multipletests
 
 from cogeval import EvalRun, Leaderboard, RunStore, Variants, compare_runs, exact_match, metric, run_variants
 from cogeval.compare.leaderboard import LEADERBOARD_COLUMNS
-from cogeval.compare.variants import arun_variants
 from cogeval.errors import InputError
 from cogeval.execution import run_sync
 from cogeval.stats import bootstrap_ci
+from cogeval.variants import arun_variants
 
 DATA = [{"input": str(i), "expected": str(i)} for i in range(10)]
 Z = 1.959963984540054  # qnorm(0.975)

@@ -1,4 +1,4 @@
-"""The store index (cogeval.compare.store_index): listing reads only new or changed run files, and a stale,
+"""The store index (cogeval.store.index): listing reads only new or changed run files, and a stale,
 broken or unwritable index makes listing slower, never different."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import sys
 import pandas as pd
 import pytest
 
-import cogeval.compare.store as store_module
+import cogeval.store.run_store as store_module
 from cogeval import EvalRun, RunStore
-from cogeval.compare import store_index
-from cogeval.compare.store_index import INDEX_FILE
+from cogeval.store import index as store_index
+from cogeval.store.index import INDEX_FILE
 
 
 def frame_run(quality, *, name=None, day=1, metadata=None):
