@@ -43,6 +43,8 @@ P_VALUE = "p_value"
 ADJUSTED_P_VALUE = "adjusted_p_value"
 SIGNIFICANT = "significant"
 INTERVAL = "interval"
+CLUSTERS = "clusters"
+"""G, the clusters of the units a statistic counts (``cluster=``); <NA> without clustering."""
 HIGHER_IS_BETTER = "higher_is_better"
 
 # comparison and changes

@@ -11,8 +11,15 @@
   or 1; else ``"bootstrap"``, the percentile bootstrap of the mean over the
   units (10 000 resamples, seeded with ``seed``, so a table is the same at
   every call).
+- **Clustered** (``cluster=``, a case-metadata field or a function of the case,
+  resolved by :func:`~cogeval.compare.clusters.cluster_labels`; every case
+  needs one): each unit takes its case's cluster, and the interval, whatever the
+  values, is ``"clustered-t"``: :func:`~cogeval.stats.clustered_t_test` of the
+  unit values against 0 (CR2 standard error, Bell–McCaffrey degrees of
+  freedom); ``clusters`` is G. One case per cluster gives the t-interval
+  ``mean ± t(n − 1)·sd/√n``. Fewer than 2 clusters: the interval is NaN.
 - **No scores**: ``score``, ``ci_low`` and ``ci_high`` are NaN (never 0),
-  ``n`` is 0 and ``interval`` None.
+  ``n`` is 0, ``interval`` and ``clusters`` None.
 
 >>> import pandas as pd
 >>> from cogeval import EvalRun
@@ -27,6 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -35,18 +43,21 @@ import pandas as pd
 
 from cogeval import _columns as col
 from cogeval._check import check_choice, check_probability, check_seed, describe
-from cogeval.compare.pairing import metrics_of, unit_values
+from cogeval.compare.clusters import check_cluster, cluster_labels
+from cogeval.compare.pairing import metrics_of, unit_codes, unit_ids, unit_values
 from cogeval.compare.runs import as_run, score_frame
 from cogeval.data import EvalRun
 from cogeval.errors import InputError
-from cogeval.stats import Interval, bootstrap_ci, wilson_interval
+from cogeval.stats import Interval, bootstrap_ci, clustered_t_test, wilson_interval
 from cogeval.stats.result import StatResult
 
-_INTERVALS = ("wilson", "bootstrap")
-"""The interval kinds: Wilson's for 0/1 unit values, else the percentile bootstrap of the mean."""
+_INTERVALS = ("wilson", "bootstrap", "clustered-t")
+"""The interval kinds: Wilson's for 0/1 unit values, else the percentile bootstrap of the mean; with clusters,
+the clustered t-interval."""
+_CLUSTERED = _INTERVALS[2]
 
 HISTORY_COLUMNS = (col.RUN_ID, col.NAME, col.STARTED_AT, col.METRIC, col.HIGHER_IS_BETTER, col.SCORE, col.N,
-                   col.CI_LOW, col.CI_HIGH, col.INTERVAL)
+                   col.CI_LOW, col.CI_HIGH, col.INTERVAL, col.CLUSTERS)
 """The columns of :meth:`RunStore.history <cogeval.RunStore.history>` (:func:`history_frame`), in order."""
 
 
@@ -54,7 +65,7 @@ HISTORY_COLUMNS = (col.RUN_ID, col.NAME, col.STARTED_AT, col.METRIC, col.HIGHER_
 class MetricSummary(StatResult):
     """A run's metric with its interval (see the module docstring for the rule).
 
-    ``to_frame()`` is one row: ``metric, score, n, ci_low, ci_high, interval, confidence``.
+    ``to_frame()`` is one row: ``metric, score, n, ci_low, ci_high, interval, confidence, clusters``.
     """
 
     metric: str
@@ -66,9 +77,11 @@ class MetricSummary(StatResult):
     ci: Interval
     """The interval of ``score`` at level ``confidence``; NaN without scores."""
     interval: str | None
-    """``"wilson"`` or ``"bootstrap"``; None without scores."""
+    """``"wilson"``, ``"bootstrap"`` or, with clusters, ``"clustered-t"``; None without scores."""
     confidence: float
     """The interval's level."""
+    clusters: int | None = None
+    """G, the clusters of the ``n`` units, with clusters; None without them (or without scores)."""
 
 
 def unit_scores(run: Any, metric: str) -> np.ndarray:
@@ -80,15 +93,32 @@ def unit_scores(run: Any, metric: str) -> np.ndarray:
     did not score gives no values, whatever its failures.
     """
     run = as_run(run, "run")
-    return _unit_scores(run, score_frame(run), metric)
+    return _unit_scores(run, score_frame(run), metric)[0]
 
 
-def _unit_scores(run: EvalRun, frame: pd.DataFrame, metric: str) -> np.ndarray:
-    if metric not in metrics_of(frame):
-        return np.array([], dtype=float)  # unit_values would give a failed unit 0 on a metric never scored
-    _, wide, _ = unit_values(frame, {metric: run.directions.get(metric, True)})
+def _unit_scores(run: EvalRun, frame: pd.DataFrame, metric: str,
+                 cluster: Any = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """The unit values of :func:`unit_scores` and, with ``cluster``, each one's cluster label (else None).
+
+    A unit's label is its case's: that of the first result of its (case key, occurrence), as
+    :func:`~cogeval.compare.clusters.cluster_labels` gives it; every result's case needs one (when the run
+    scored ``metric``), a failed one too.
+    """
+    if metric not in metrics_of(frame):  # unit_values would give a failed unit 0 on a metric never scored
+        return np.array([], dtype=float), None if cluster is None else np.array([], dtype=object)
+    if cluster is None:
+        _, wide, _ = unit_values(frame, {metric: run.directions.get(metric, True)})
+        values = wide[metric].to_numpy(dtype=float)
+        return values[~np.isnan(values)], None
+    labels = cluster_labels(cluster, run.results)
+    # The score rows and the results coded over the same keys and occurrences, so a unit finds its results.
+    rows, results = unit_codes(frame, run.result_columns(col.CASE_KEY, col.OCCURRENCE))
+    units, wide, _ = unit_values(frame, {metric: run.directions.get(metric, True)}, codes=rows)
+    first = np.flatnonzero(~pd.Index(results.ids).duplicated())
+    found = first[pd.Index(results.ids[first]).get_indexer(unit_ids(units))]
     values = wide[metric].to_numpy(dtype=float)
-    return values[~np.isnan(values)]
+    kept = ~np.isnan(values)
+    return values[kept], labels[found[kept]]
 
 
 def interval_kind(values: Iterable[Any]) -> str:
@@ -103,12 +133,20 @@ def interval_kind(values: Iterable[Any]) -> str:
 
 
 def summarise(metric: str, values: Any, *, interval: str | None = None, confidence: float = 0.95,
-              seed: int | np.random.Generator | None = 0) -> MetricSummary:
+              seed: int | np.random.Generator | None = 0, clusters: Any = None) -> MetricSummary:
     """The :class:`MetricSummary` of ``metric`` from its unit values (NaN left out).
 
     ``interval`` is ``"wilson"``, ``"bootstrap"`` or None (chosen from
     ``values`` by :func:`interval_kind`); callers showing several runs together
     pass the kind chosen over all of them. A Wilson interval needs 0/1 values.
+
+    ``clusters``: one cluster label per value (a unit's case's cluster, e.g.
+    :func:`~cogeval.compare.clusters.cluster_labels`), or None. With them the
+    interval is ``"clustered-t"`` (``interval`` None or ``"clustered-t"``):
+    ``clustered_t_test(values, zeros, clusters, kind="CR2", confidence=confidence).ci``
+    (:func:`~cogeval.stats.clustered_t_test`), and ``clusters`` counts G.
+    A NaN value is left out with its label. Fewer than 2 clusters: a NaN
+    interval, with a warning.
 
     >>> low, high = summarise("exact_match", [1, 1, 0, 1]).ci  # R: prop.test(3, 4, correct=FALSE)$conf.int
     >>> round(low, 7), round(high, 7)
@@ -119,8 +157,12 @@ def summarise(metric: str, values: Any, *, interval: str | None = None, confiden
     confidence = check_probability("confidence", confidence, open_interval=True)
     seed = check_seed("seed", seed)
     v = np.asarray(values, dtype=float).ravel()
+    if clusters is not None:
+        return _clustered(metric, v, clusters, interval, confidence)
     v = v[~np.isnan(v)]
     kind = interval_kind([v]) if interval is None else check_choice("interval", interval, _INTERVALS)
+    if kind == _CLUSTERED:
+        raise InputError(f"interval {_CLUSTERED!r} needs clusters (one label per value); got none for {metric!r}")
     if not len(v):
         return MetricSummary(metric, math.nan, 0, Interval(math.nan, math.nan), None, confidence)
     if kind == "wilson":
@@ -133,44 +175,77 @@ def summarise(metric: str, values: Any, *, interval: str | None = None, confiden
     return MetricSummary(metric, float(v.mean()), len(v), Interval(float(ci.low), float(ci.high)), kind, confidence)
 
 
+def _clustered(metric: str, values: np.ndarray, clusters: Any, interval: str | None,
+               confidence: float) -> MetricSummary:
+    """:func:`summarise` with cluster labels: the clustered t-interval of the mean of ``values``."""
+    if interval is not None and check_choice("interval", interval, _INTERVALS) != _CLUSTERED:
+        raise InputError(f"interval {interval!r} takes no clusters; with clusters the interval is {_CLUSTERED!r}")
+    labels = np.fromiter(clusters, dtype=object)  # the labels as given, a tuple too: never coerced to one dtype
+    if len(labels) != len(values):
+        raise InputError(f"clusters must give one label per value; got {len(labels)} labels for {len(values)} "
+                         f"values of {metric!r}")
+    kept = ~np.isnan(values)
+    v, labels = values[kept], labels[kept]
+    if not len(v):
+        return MetricSummary(metric, math.nan, 0, Interval(math.nan, math.nan), None, confidence)
+    with warnings.catch_warnings():  # a constant metric's SE is 0: the test (unused here) is undefined, its ci is (c, c)
+        warnings.filterwarnings("ignore", message="clustered_t_test: the differences are constant", category=UserWarning)
+        test = clustered_t_test(v, np.zeros(len(v)), labels, kind="CR2", confidence=confidence)
+    return MetricSummary(metric, float(v.mean()), len(v), Interval(float(test.ci.low), float(test.ci.high)),
+                         _CLUSTERED, confidence, int(test.clusters))
+
+
 def metric_summary(run: Any, metric: str, *, confidence: float = 0.95,
-                   seed: int | np.random.Generator | None = 0) -> MetricSummary:
+                   seed: int | np.random.Generator | None = 0, cluster: Any = None) -> MetricSummary:
     """A run's ``metric`` with its interval: unit-averaged, Wilson for 0/1, else a seeded bootstrap.
 
     ``run`` is an :class:`~cogeval.EvalRun`, a suite result or a run-file path;
     ``metric`` any metric with per-case values (statistical ones included). A
-    metric the run has no score for gives NaN, ``n = 0``.
+    metric the run has no score for gives NaN, ``n = 0``. ``cluster`` (a
+    case-metadata field or a function of the case) gives the clustered
+    t-interval instead, and ``clusters`` (G); a case without a cluster is an
+    :class:`InputError` naming the case and the field.
     """
-    return summarise(metric, unit_scores(run, metric), confidence=confidence, seed=seed)
+    cluster = check_cluster(cluster)
+    run = as_run(run, "run")
+    values, labels = _unit_scores(run, score_frame(run), metric, cluster)
+    return summarise(metric, values, confidence=confidence, seed=seed, clusters=labels)
 
 
 def history_frame(runs: Sequence[Any], metric: str, *, confidence: float = 0.95,
-                  seed: int | np.random.Generator | None = 0) -> pd.DataFrame:
+                  seed: int | np.random.Generator | None = 0, cluster: Any = None) -> pd.DataFrame:
     """One row per run, in the order given, with the :data:`HISTORY_COLUMNS`.
 
     The interval kind is chosen over every run (Wilson only when every unit
     value of every run is 0 or 1), so the rows' intervals are alike. A run
     without a score for ``metric`` has NaN, ``n = 0``, interval None; when no
     run has ``metric`` at all, an :class:`InputError` lists the metrics they have.
+    With ``cluster`` (a case-metadata field or a function of the case) every
+    row's interval is ``"clustered-t"`` and ``clusters`` its G (a nullable
+    integer: <NA> without ``cluster``, or for a run without scores); every
+    case of every run that scored ``metric`` needs a cluster (an
+    :class:`InputError` names the first case without one and the field).
     """
     if not isinstance(metric, str) or not metric:
         raise InputError(f"metric must be a metric name (a non-empty string); got {describe(metric)}")
     confidence = check_probability("confidence", confidence, open_interval=True)
     seed = check_seed("seed", seed)
+    cluster = check_cluster(cluster)
     found = [as_run(run, f"runs[{i}]") for i, run in enumerate(runs)]
     frames = [score_frame(run) for run in found]
     have = dict.fromkeys(m for frame in frames for m in metrics_of(frame))
     if found and metric not in have:
         raise InputError(f"metric {metric!r} has no score in the runs; their metrics are "
                          f"{', '.join(map(repr, have)) or 'none'}")
-    values = [_unit_scores(run, frame, metric) for run, frame in zip(found, frames)]
-    kind = interval_kind(values)
+    units = [_unit_scores(run, frame, metric, cluster) for run, frame in zip(found, frames)]
+    kind = _CLUSTERED if cluster is not None else interval_kind(v for v, _ in units)
     rows = []
-    for run, v in zip(found, values):
-        s = summarise(metric, v, interval=kind, confidence=confidence, seed=seed)
+    for run, (v, labels) in zip(found, units):
+        s = summarise(metric, v, interval=kind, confidence=confidence, seed=seed, clusters=labels)
         rows.append((run.run_id, run.name, run.started_at, metric, run.directions.get(metric), s.score, s.n,
-                     s.ci.low, s.ci.high, s.interval))
-    numbers: dict[str, type[float] | str] = {col.SCORE: float, col.N: "int64", col.CI_LOW: float, col.CI_HIGH: float}
+                     s.ci.low, s.ci.high, s.interval, pd.NA if s.clusters is None else s.clusters))
+    numbers: dict[str, type[float] | str] = {col.SCORE: float, col.N: "int64", col.CI_LOW: float, col.CI_HIGH: float,
+                                             col.CLUSTERS: "Int64"}
     columns = zip(*rows) if rows else [()] * len(HISTORY_COLUMNS)
     return pd.DataFrame({name: pd.Series(list(cells), dtype=numbers.get(name, object))  # None stays None
                          for name, cells in zip(HISTORY_COLUMNS, columns)})

@@ -44,6 +44,7 @@ from cogeval._check import check_probability, describe
 from cogeval._html import format_value
 from cogeval._text import escaped_line as text
 from cogeval._text import with_unit
+from cogeval.compare.clusters import cluster_name
 from cogeval.compare.result import MetricComparison, RunComparison, interval_text, verdict_note
 from cogeval.compare.runs import as_run, score_frame
 from cogeval.data import EvalRun
@@ -347,6 +348,13 @@ def plot_scores(run_or_runs: Any, metric: str, *, confidence: float = 0.95) -> g
 # -- history --------------------------------------------------------------------------------------
 
 
+def _clustered_by(by: str | None, clusters: Any) -> str:
+    """What a history point's hover adds with ``cluster=``: ``, clustered by <field>, G clusters``; else nothing."""
+    if by is None:
+        return ""
+    return f", clustered by {by}, {clusters} cluster{'' if clusters == 1 else 's'}"
+
+
 def _utc(started_at: str) -> datetime.datetime | None:
     """``started_at`` as a naive UTC datetime (what a plotly date axis reads), or None."""
     try:
@@ -359,7 +367,7 @@ def _utc(started_at: str) -> datetime.datetime | None:
 
 
 def plot_history(store: Any, metric: str, name: str | None = None, *, confidence: float = 0.95,
-                 seed: int | np.random.Generator | None = 0) -> go.Figure:
+                 seed: int | np.random.Generator | None = 0, cluster: Any = None) -> go.Figure:
     """A metric's score with its interval across the runs of a store, in time order (x = ``started_at``, UTC).
 
     It draws :meth:`RunStore.history <cogeval.RunStore.history>`, the
@@ -371,6 +379,12 @@ def plot_history(store: Any, metric: str, name: str | None = None, *, confidence
     folder; ``name`` keeps only the runs of that name. Each run name is one
     line; runs without the metric's scores are left out.
 
+    ``cluster`` (a case-metadata field or a function of the case, as in
+    :meth:`RunStore.history <cogeval.RunStore.history>`) draws each run's
+    clustered interval (``"clustered-t"``: CR2 standard error, Bell–McCaffrey
+    degrees of freedom) instead, and each point's hover says
+    ``clustered by <field>, G clusters``.
+
     >>> # plot_history(RunStore("runs"), "exact_match", name="nightly").show()
     """
     confidence = check_probability("confidence", confidence, open_interval=True)
@@ -378,12 +392,13 @@ def plot_history(store: Any, metric: str, name: str | None = None, *, confidence
         store = RunStore(store)
     if not isinstance(store, RunStore):
         raise InputError(f"store must be a RunStore or a folder path; got {describe(store)}")
-    table = store.history(metric, name, confidence=confidence, seed=seed)
+    table = store.history(metric, name, confidence=confidence, seed=seed, cluster=cluster)
     if table.empty:
         raise InputError(f"no run in {store.path}; the run names there are none")
     higher = next((bool(h) for h in table["higher_is_better"] if h is not None), None)
     table = table[table[col.N] > 0]
     binary = bool((table[col.INTERVAL] == "wilson").all())
+    by = None if cluster is None else text(cluster_name(cluster), 40)
     fig = go.Figure()
     for run_name in dict.fromkeys(table[col.NAME][::-1]):  # newest run's name first
         group = table[[n == run_name for n in table[col.NAME]]]
@@ -392,13 +407,13 @@ def plot_history(store: Any, metric: str, name: str | None = None, *, confidence
             x=[_utc(t) for t in group[col.STARTED_AT]], y=group[col.SCORE], mode="lines+markers", name=label,
             error_y=dict(type="data", symmetric=False, array=group[col.CI_HIGH] - group[col.SCORE],
                          arrayminus=group[col.SCORE] - group[col.CI_LOW]),
-            customdata=[[text(r), n, low, high, label] for r, n, low, high in zip(
-                group[col.RUN_ID], group[col.N], group[col.CI_LOW], group[col.CI_HIGH])],
+            customdata=[[text(r), n, low, high, label, _clustered_by(by, g)] for r, n, low, high, g in zip(
+                group[col.RUN_ID], group[col.N], group[col.CI_LOW], group[col.CI_HIGH], group[col.CLUSTERS])],
             hovertemplate=("<b>%{customdata[4]}</b> · %{customdata[0]}<br>%{x|%Y-%m-%d %H:%M:%S} UTC"
                            "<br>mean %{y:.4g} [%{customdata[2]:.4g}, %{customdata[3]:.4g}], "
-                           "n = %{customdata[1]} cases<extra></extra>"),
+                           "n = %{customdata[1]} cases%{customdata[5]}<extra></extra>"),
         ))
-    what = "Wilson interval" if binary else "bootstrap CI"
+    what = f"clustered t interval by {by}" if by is not None else "Wilson interval" if binary else "bootstrap CI"
     label = text(metric, 40) + _arrow(higher)
     fig.update_layout(
         title=f"{label}: mean per run over time ({100 * confidence:g}% {what}, n = cases)",

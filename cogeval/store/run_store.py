@@ -32,6 +32,7 @@ from cogeval import _backend
 from cogeval._check import check_choice, check_path, describe
 from cogeval._files import remove_stale_temporaries, write_parquet_atomic
 from cogeval._html import html_table, safe_html
+from cogeval.compare.clusters import check_cluster
 from cogeval.compare.summary import history_frame
 from cogeval.data import EvalRun, load_run
 from cogeval.data.gc_pause import paused_gc
@@ -194,13 +195,13 @@ class RunStore:
         })
 
     def history(self, metric: str, name: str | None = None, *, confidence: float = 0.95,
-                seed: int | np.random.Generator | None = 0) -> pd.DataFrame:
+                seed: int | np.random.Generator | None = 0, cluster: Any = None) -> pd.DataFrame:
         """A metric's score with its interval in every run, oldest first: one row per run.
 
         Columns (:data:`~cogeval.compare.summary.HISTORY_COLUMNS`): ``run_id``,
         ``name``, ``started_at``, ``metric``, ``higher_is_better`` (as the run
         declares it; None when it does not), ``score``, ``n``, ``ci_low``,
-        ``ci_high``, ``interval``. The rule is the leaderboard's
+        ``ci_high``, ``interval``, ``clusters``. The rule is the leaderboard's
         (:mod:`cogeval.compare.summary`): ``score`` is the mean over cases of
         each case's mean over its trials (failures as in a comparison), ``n``
         the cases scored (not case × trial), the interval at ``confidence`` is
@@ -210,18 +211,29 @@ class RunStore:
         scores has NaN, ``n = 0``, interval None. Rows are in ``started_at``
         order (then run id).
 
+        ``cluster`` (a case-metadata field such as ``"passage"``, or a function
+        of the :class:`~cogeval.Case`) says which cases are not independent:
+        each run's interval is then the clustered one, ``"clustered-t"``
+        (:func:`~cogeval.stats.clustered_t_test` of the case values against 0,
+        CR2 standard error, Bell–McCaffrey degrees of freedom; one case per
+        cluster gives the t-interval), and ``clusters`` is the run's G (a
+        nullable integer, <NA> without ``cluster`` or for a run without the
+        metric's scores). A case without the field is an
+        :class:`~cogeval.errors.InputError` naming the case and the field.
+
         ``name`` keeps the runs of that name. An empty store gives an empty
         table; a ``name`` no run has, or a metric no run scored, raises
         :class:`~cogeval.errors.InputError` listing the names or metrics there are.
         """
         if name is not None and not isinstance(name, str):
             raise InputError(f"name must be a run name (a string) or None; got {describe(name)}")
+        cluster = check_cluster(cluster)
         everything = self.runs()
         runs = [run for run in everything if name is None or run.name == name]
         if name is not None and not runs:
             names = ", ".join(repr(n) for n in dict.fromkeys(r.name for r in everything)) or "none"
             raise InputError(f"no run named {name!r} in {self.path}; the run names there are {names}")
-        return history_frame(runs[::-1], metric, confidence=confidence, seed=seed)
+        return history_frame(runs[::-1], metric, confidence=confidence, seed=seed, cluster=cluster)
 
     def _scan(self, filter: Any, shards: bool = False) -> builtins.list[_RunSummary]:  # `list`: the method above
         if not self.path.is_dir() and not self._told_missing:
@@ -259,10 +271,11 @@ class RunStore:
         return None
 
     def plot(self, metric: str, name: str | None = None, *, confidence: float = 0.95,
-             seed: int | np.random.Generator | None = 0) -> Any:
+             seed: int | np.random.Generator | None = 0, cluster: Any = None) -> Any:
         """A metric's score with its interval across the runs over time: :meth:`history` drawn by
-        :func:`cogeval.plot_history`, reached through :mod:`cogeval._backend`."""
-        return _backend.presenter("plot_history")(self, metric, name, confidence=confidence, seed=seed)
+        :func:`cogeval.plot_history`, reached through :mod:`cogeval._backend` (``cluster`` as in :meth:`history`)."""
+        return _backend.presenter("plot_history")(self, metric, name, confidence=confidence, seed=seed,
+                                                  cluster=cluster)
 
     @safe_html
     def _repr_html_(self) -> str:

@@ -116,7 +116,8 @@ def test_no_scores_is_nan_never_0():
     s = summarise("quality", [math.nan, math.nan])
     assert math.isnan(s.score) and s.n == 0 and s.interval is None
     assert all(math.isnan(x) for x in s.ci)
-    assert list(s.to_frame().columns) == ["metric", "score", "n", "ci_low", "ci_high", "interval", "confidence"]
+    assert list(s.to_frame().columns) == ["metric", "score", "n", "ci_low", "ci_high", "interval", "confidence", "clusters"]
+    assert s.clusters is None  # no clusters given (tests/compare/test_summary_clusters.py gives them)
 
 
 def test_summarise_checks_its_arguments():
@@ -128,7 +129,7 @@ def test_summarise_checks_its_arguments():
     assert str(caught.value) == "seed must be None, an integer >= 0, a string or a numpy Generator; got -1"
     with pytest.raises(InputError) as caught:
         summarise("q", [1.0], interval="wald")
-    assert str(caught.value) == "interval must be one of 'wilson', 'bootstrap'; got 'wald'"
+    assert str(caught.value) == "interval must be one of 'wilson', 'bootstrap', 'clustered-t'; got 'wald'"
     with pytest.raises(InputError) as caught:
         summarise("q", [1.0, 0.5], interval="wilson")
     assert str(caught.value) == "interval 'wilson' needs values that are 0 or 1; 'q' has 0.5"
@@ -152,7 +153,8 @@ def store(tmp_path):
 def test_history_is_one_row_per_run_in_time_order_with_one_interval_kind(store):
     table = store.history("exact_match")
     assert list(table.columns) == list(HISTORY_COLUMNS) == [
-        "run_id", "name", "started_at", "metric", "higher_is_better", "score", "n", "ci_low", "ci_high", "interval"]
+        "run_id", "name", "started_at", "metric", "higher_is_better", "score", "n", "ci_low", "ci_high", "interval",
+        "clusters"]
     assert table["started_at"].str[:10].tolist() == ["2026-01-01", "2026-01-02", "2026-01-03", "2026-01-04"]
     assert table["name"].tolist() == ["nightly", "adhoc", "nightly", "other"]
     assert table["score"].tolist()[:3] == [1.0, 0.0, 0.75] and math.isnan(table["score"].iloc[3])
