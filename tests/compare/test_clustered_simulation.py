@@ -1,7 +1,7 @@
 """A clustered null, simulated: 30 passages × 8 questions, no true difference between base and head.
 
 The passages differ, and head's change moves each passage by its own amount with mean 0 (graded), or flips
-the questions of a passage together (0/1). A comparison that takes the 240 questions as independent calls
+every answer of some passages together (0/1). A comparison that takes the 240 questions as independent calls
 the difference significant far more often than α; one clustered by passage stays within α (up to
 Monte-Carlo error: 3 standard errors of a rate of 0.05 over the replications).
 """
@@ -28,12 +28,10 @@ def _graded(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _binary(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    p = np.repeat(rng.uniform(0.2, 0.8, PASSAGES), QUESTIONS)
+    p = np.repeat(rng.uniform(0.1, 0.9, PASSAGES), QUESTIONS)
     base = (rng.random(PASSAGES * QUESTIONS) < p).astype(float)
-    moved = np.repeat(rng.random(PASSAGES) < 0.5, QUESTIONS)  # half the passages answered anew, together
-    again = np.repeat(rng.uniform(0.2, 0.8, PASSAGES), QUESTIONS)
-    fresh = (rng.random(PASSAGES * QUESTIONS) < np.where(rng.random(PASSAGES * QUESTIONS) < 0.5, p, again)).astype(float)
-    return base, np.where(moved, fresh, base)
+    moved = np.repeat(rng.random(PASSAGES) < 0.3, QUESTIONS)  # a passage the change touched: every answer flips
+    return base, np.where(moved, 1 - base, base)  # mean difference 0: p is symmetric about 1/2
 
 
 def _rejections(draw, cluster: str | None, seed: int) -> float:
