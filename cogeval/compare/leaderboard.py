@@ -77,7 +77,8 @@ class Leaderboard:
     - ``seed``: seeds every bootstrap, so the table is the same at every call.
     - ``cluster``: a case-metadata field or a function of the case, when cases come in groups that succeed
       and fail together (questions on one passage): every pair of variants is then tested by the clustered
-      form of its test, whole clusters being the independent units, as ``compare_runs(..., cluster=)``.
+      form of its test, whole clusters being the independent units, as ``compare_runs(..., cluster=)``, and
+      each variant's interval is the clustered t-interval (CR2, Bell–McCaffrey df), as ``RunStore.history``'s.
     """
 
     results: Mapping[str, Any]
@@ -189,6 +190,14 @@ class Leaderboard:
             for name, frame in self._values().items()
         }
 
+    def _clustered_values(self, name: str, metric: str) -> tuple[np.ndarray, list[Any]]:
+        """A variant's unit values of ``metric`` (NaN where it has none) and each unit's cluster label."""
+        frame = self._values()[name]
+        if metric not in frame.columns:
+            return np.array([]), []
+        labels = self._unit_clusters()[name]
+        return frame[metric].to_numpy(dtype=float), [labels[unit] for unit in frame.index]
+
     def _binary(self, metric: str) -> bool:
         """Every case value of every variant is 0 or 1 (repeats that disagree give 0.5: not binary)."""
         return interval_kind(self._case_values(metric).values()) == "wilson"
@@ -200,7 +209,11 @@ class Leaderboard:
         kind = interval_kind(values.values())  # one kind for every variant, so their intervals compare
         rows = []
         for name in names:
-            s = summarise(metric, values[name], interval=kind, confidence=1 - self.alpha, seed=self.seed)
+            if self.cluster is None:
+                s = summarise(metric, values[name], interval=kind, confidence=1 - self.alpha, seed=self.seed)
+            else:
+                unit_values, labels = self._clustered_values(name, metric)
+                s = summarise(metric, unit_values, clusters=labels, confidence=1 - self.alpha)
             rows.append({_VARIANT: name, col.SCORE: s.score, col.N: s.n, col.CI_LOW: s.ci.low, col.CI_HIGH: s.ci.high})
         frame = pd.DataFrame(rows)
 

@@ -193,3 +193,16 @@ def test_cogeval_compare_cluster_in_a_fresh_process(tmp_path):
     (quality,) = document["metrics"]
     assert quality["test"] == "clustered-t"
     assert quality["p_value"] == pytest.approx(R_P, rel=1e-9)
+
+
+def test_a_leaderboard_gives_each_variant_its_clustered_interval():
+    base, head = runs()
+    table = Leaderboard({"v1": base, "v2": head}, cluster="passage").leaderboard("quality").set_index("variant")
+    # Computed here: the CR2 SE in numpy and, for equal clusters, clubSandwich's Satterthwaite df G - 1 = 11
+    from scipy import stats
+    values = np.array(BASE)
+    sums = (values - values.mean()).reshape(12, 4).sum(axis=1)
+    se = math.sqrt(np.sum(sums**2 / (1 - 4 / 48))) / 48  # CR2, balanced: df = G - 1 = 11
+    half = stats.t.ppf(0.975, 11) * se
+    assert (table.loc["v1", "ci_low"], table.loc["v1", "ci_high"]) == pytest.approx(
+        (values.mean() - half, values.mean() + half), rel=1e-9)
