@@ -7,7 +7,9 @@ same on every machine.
 ``questions()`` holds 300 short questions with expected answers: 60 capitals,
 120 arithmetic problems, 60 letter counts and 60 hour-to-minute conversions
 (topic in each case's metadata). ``NoisyAssistant`` is either assistant slipping now and then, seeded:
-reruns of it differ, as an LLM's do (the noise demo, ``notebooks/noise.ipynb``).
+reruns of it differ, as an LLM's do (the noise demo, ``notebooks/noise.ipynb``). ``passages()`` holds 240
+questions on 40 passages (``metadata={"passage": ...}``) and ``reader_v1``/``reader_v2`` answer them: cases
+that share a passage succeed and fail together, the clustered demo (:mod:`cogeval.examples.passages`).
 
 >>> data = questions()
 >>> len(data), data[0].input, data[0].expected
@@ -22,6 +24,8 @@ from __future__ import annotations
 
 from cogeval.examples.data import capitals, questions
 from cogeval.examples.noisy import NoisyAssistant
+from cogeval.examples.passages import passages, reader_v1, reader_v2
 from cogeval.examples.targets import assistant_v1, assistant_v2
 
-__all__ = ["NoisyAssistant", "assistant_v1", "assistant_v2", "capitals", "questions"]
+__all__ = ["NoisyAssistant", "assistant_v1", "assistant_v2", "capitals", "passages", "questions", "reader_v1",
+           "reader_v2"]
