@@ -209,12 +209,12 @@ def _clustered_test(sample: PairedSample, test: str) -> PairedTest:
 def _clustered(sample: PairedSample, test: str, d: np.ndarray, zeros: np.ndarray,
                discordant: tuple[int, int]) -> PairedTest:
     if is_binary(sample.base, sample.head):
-        r = clustered_mcnemar_test(sample.head, sample.base, sample.clusters, codes=True)
+        r = clustered_mcnemar_test(sample.head, sample.base, sample.clusters, codes=True, confidence=None)
         return PairedTest(cast(TestName, r.test), r.p_value, r.exact, _sign(r.mean_difference), r.statistic, discordant)
     if test == "t":
         t = clustered_t_test(d, zeros, sample.clusters, codes=True)
         return PairedTest("clustered-t", t.p_value, False, _sign(t.mean_difference), t.statistic, discordant)
-    w = clustered_wilcoxon_test(d, zeros, sample.clusters, codes=True)
+    w = clustered_wilcoxon_test(d, zeros, sample.clusters, codes=True, confidence=None)
     return PairedTest(cast(TestName, w.test), w.p_value, w.exact, _sign(w.statistic), w.statistic, discordant)
 
 

@@ -131,7 +131,7 @@ def clustered_mcnemar_test(
     method: str = "yang",
     exact: bool | None = None,
     alpha: float = 0.05,
-    confidence: float = 0.95,
+    confidence: float | None = 0.95,
     seed: Any = 0,
     codes: bool = False,
 ) -> ClusteredMcNemarResult:
@@ -170,6 +170,8 @@ def clustered_mcnemar_test(
     the test's own decision is taken at 0, so the interval excludes 0 exactly
     when p < 1 − confidence. With very few clusters the accepted shifts can
     reach ±1.
+    ``confidence=None`` gives the test alone (``ci`` NaN), for callers that
+    need only its p-value.
 
     No unit discordant (every ``S_k = 0``): statistic 0, p = 1. Fewer than 2
     clusters: the chi-square path is undefined (NaN, with a warning); the
@@ -190,7 +192,7 @@ def clustered_mcnemar_test(
     method = check_choice("method", method, _METHODS)
     exact = _check_flag("exact", exact, allow_none=True)
     alpha = check_probability("alpha", alpha)
-    confidence = check_probability("confidence", confidence, open_interval=True)
+    confidence = None if confidence is None else check_probability("confidence", confidence, open_interval=True)
     seed = check_seed("seed", seed)
     x = _binary("a", a)
     y = _binary("b", b)
@@ -203,7 +205,7 @@ def clustered_mcnemar_test(
     sums = np.round(groups.sums(d))
     nonzero = int(np.count_nonzero(sums))
     use_exact = nonzero < _EXACT_BELOW if exact is None else exact
-    level = 1 - confidence
+    level = math.nan if confidence is None else 1 - confidence
     if g < 2 and not use_exact:
         _too_few_clusters("clustered_mcnemar_test", g)
         return ClusteredMcNemarResult(math.nan, math.nan, Interval(math.nan, math.nan), method, False, g, False, mean,
@@ -214,15 +216,17 @@ def clustered_mcnemar_test(
 
     from scipy import stats
 
+    p = _Flips(g, seed).p_value(sums) if use_exact else float(stats.chi2.sf(statistic, 1)) if statistic > 0 else 1.0
+    if confidence is None:  # the test alone
+        return ClusteredMcNemarResult(statistic, p, Interval(math.nan, math.nan), method, use_exact, g,
+                                      bool(p < alpha), mean, n, discordant)
     if use_exact:
-        p = _Flips(g, seed).p_value(sums)
         null = _LinearFlips(sums, sizes, seed)
         centre = mean
 
         def excess(delta: float) -> float:
             return level - null.p_value(delta)
     else:
-        p = float(stats.chi2.sf(statistic, 1)) if statistic > 0 else 1.0
         critical = float(stats.chi2.isf(level, 1))
         centre = chi_square.centre
 

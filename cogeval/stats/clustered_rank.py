@@ -185,7 +185,7 @@ def clustered_wilcoxon_test(
     method: str = "rgl",
     exact: bool | None = None,
     alpha: float = 0.05,
-    confidence: float = 0.95,
+    confidence: float | None = 0.95,
     seed: Any = 0,
     codes: bool = False,
 ) -> ClusteredWilcoxonResult:
@@ -219,6 +219,8 @@ def clustered_wilcoxon_test(
     changes sign). The test's own decision is taken at 0, so the interval
     excludes 0 exactly when p < 1 − confidence; an end beyond every
     difference that is still accepted is ±inf.
+    ``confidence=None`` gives the test alone (``ci`` NaN), for callers that
+    need only its p-value.
 
     Values are taken as given: zeros are zeros only when exactly 0 (the
     comparison engine applies its noise floor first). Every difference 0:
@@ -235,7 +237,7 @@ def clustered_wilcoxon_test(
     method = check_choice("method", method, _METHODS)
     exact = _check_flag("exact", exact, allow_none=True)
     alpha = check_probability("alpha", alpha)
-    confidence = check_probability("confidence", confidence, open_interval=True)
+    confidence = None if confidence is None else check_probability("confidence", confidence, open_interval=True)
     seed = check_seed("seed", seed)
     d = _differences(a, b)
     groups = _cluster_codes(clusters, len(d), codes=codes)
@@ -247,26 +249,25 @@ def clustered_wilcoxon_test(
     if g < 2 and not use_exact:
         _too_few_clusters("clustered_wilcoxon_test", g)
         return ClusteredWilcoxonResult(math.nan, math.nan, Interval(math.nan, math.nan), method, False, g, False, n)
-    level = 1 - confidence
 
     from scipy import stats
 
     if use_exact:
         z = _studentized(scores)
-        p = _Flips(g, seed).p_value(scores)
+    p = _Flips(g, seed).p_value(scores) if use_exact else float(2 * stats.norm.sf(abs(z)))
+    if confidence is None or n == 0:  # the test alone
+        return ClusteredWilcoxonResult(z, p, Interval(math.nan, math.nan), method, use_exact, g, bool(p < alpha), n)
+    level = 1 - confidence
+    if use_exact:
         null = _Flips(g, seed, limit=_INTERVAL_LIMIT, convolution=_INTERVAL_CONVOLUTION)
 
         def excess(delta: float) -> float:
             return level - null.p_value(statistic_at(shifted, delta)[0])
     else:
-        p = float(2 * stats.norm.sf(abs(z)))
         critical = float(stats.norm.isf(level / 2))
 
         def excess(delta: float) -> float:
             return abs(statistic_at(shifted, delta)[1]) - critical
-
-    if n == 0:
-        return ClusteredWilcoxonResult(z, p, Interval(math.nan, math.nan), method, use_exact, g, bool(p < alpha), n)
 
     spread = float(np.ptp(d)) or max(1.0, float(np.abs(d).max()))
     beyond = spread * 1e-9

@@ -236,3 +236,13 @@ def test_large_input_is_fast():
             seconds.append(time.perf_counter() - start)
         assert min(seconds) < 0.1  # about 2 ms on an idle machine
         assert r.exact is False
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_confidence_none_gives_the_same_test_without_an_interval(exact):
+    rng = np.random.default_rng(4)
+    a, b, g = rng.integers(0, 2, 80), rng.integers(0, 2, 80), np.repeat(np.arange(16), 5)
+    full = clustered_mcnemar_test(a, b, g, exact=exact)
+    alone = clustered_mcnemar_test(a, b, g, exact=exact, confidence=None)
+    assert (alone.statistic, alone.p_value, alone.exact) == (full.statistic, full.p_value, full.exact)
+    assert math.isnan(alone.ci.low) and math.isnan(alone.ci.high)

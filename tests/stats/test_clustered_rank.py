@@ -207,3 +207,13 @@ def test_large_input_with_its_interval_is_fast(method):
         seconds.append(time.perf_counter() - start)
     assert min(seconds) < (1.0 if method == "rgl" else 1.5)  # about 0.3 s and 0.5 s on an idle machine
     assert r.exact is False and r.ci.low < r.ci.high
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_confidence_none_gives_the_same_test_without_an_interval(exact):
+    rng = np.random.default_rng(3)
+    d, g = rng.normal(0.2, 1, 60), np.repeat(np.arange(12), 5)
+    full = clustered_wilcoxon_test(d, np.zeros(60), g, exact=exact)
+    alone = clustered_wilcoxon_test(d, np.zeros(60), g, exact=exact, confidence=None)
+    assert (alone.statistic, alone.p_value, alone.exact) == (full.statistic, full.p_value, full.exact)
+    assert math.isnan(alone.ci.low) and math.isnan(alone.ci.high)
