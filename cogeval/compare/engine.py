@@ -509,11 +509,14 @@ def _clustering_warnings(groupings: Mapping[str, np.ndarray], pairing: Pairing,
                 effects.append((clustered.design_effect, name, clustered.groups))
         if effects:
             effect, name, groups = max(effects)
+            few = f" (with {groups} groups it has little power)" if groups < _MIN_CLUSTERS else ""
             warned.append(
                 f"Cases that share a {field!r} succeed and fail together: on {name} the design effect is "
-                f"{numbers.number(effect)} ({groups} groups), so this comparison's p-values and intervals, which "
-                f"take every case as independent, are too sure of themselves; compare with cluster={field!r} to "
-                "test whole groups (docs/statistics-clusters.md)")
+                f"{numbers.number(effect)} ({groups} groups). If each {field} is one of many that could have been "
+                "drawn (a passage, a conversation, a template), this comparison's p-values and intervals, which take "
+                f"every case as independent, are too sure of themselves: compare with cluster={field!r} to test "
+                f"whole groups{few}; if the values of {field!r} are fixed categories, by={field!r} compares each one "
+                "(docs/statistics-clusters.md)")
     return warned
 
 

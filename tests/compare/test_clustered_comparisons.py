@@ -74,9 +74,13 @@ def test_without_cluster_the_naive_verdict_comes_with_a_warning_naming_the_field
     assert m.p_value == pytest.approx(0.00908409174569, rel=1e-9)  # R: t.test(head, base, paired = TRUE)
     assert math.isnan(m.design_effect)
     warned = [w for w in c.warnings if "cluster='passage'" in w]
-    assert len(warned) == 1
-    assert warned[0].startswith("Cases that share a 'passage' succeed and fail together: on quality the design "
-                                "effect is ")
+    effect = (R_SE / (np.std(np.array(HEAD) - np.array(BASE), ddof=1) / math.sqrt(48))) ** 2
+    assert warned == [
+        f"Cases that share a 'passage' succeed and fail together: on quality the design effect is {effect:.4g} (12 "
+        "groups). If each passage is one of many that could have been drawn (a passage, a conversation, a template), "
+        "this comparison's p-values and intervals, which take every case as independent, are too sure of themselves: "
+        "compare with cluster='passage' to test whole groups; if the values of 'passage' are fixed categories, "
+        "by='passage' compares each one (docs/statistics-clusters.md)"]
 
 
 def test_one_case_per_cluster_is_exactly_the_unclustered_comparison():
