@@ -203,7 +203,8 @@ def compare_runs(
         base_scores, head_scores,
         directions=directions, alpha=alpha, test=test, seed=seed, metrics=metrics,
         decide_on=decide_on, informing=statistical, margins=margins, inputs=results.describe,
-        cluster=unit_clusters, cluster_name=cluster_name(cluster), groupings=results.groupings,
+        cluster=unit_clusters, cluster_name=cluster_name(cluster),
+        groupings=functools.partial(results.groupings, skip=by if isinstance(by, str) else None),
         base_info=RunInfo(base_run.run_id, base_run.name, base_run.started_at),
         head_info=RunInfo(head_run.run_id, head_run.name, head_run.started_at),
         warnings=run_warnings(base_run, head_run), units=codes, changed=changes_between(base_run, head_run),
@@ -305,13 +306,13 @@ class _Results:
         """The cluster of each of ``units``: :func:`~cogeval.compare.clusters.cluster_labels` of its case."""
         return cluster_labels(cluster, self.unit_results(units))
 
-    def groupings(self, units: pd.MultiIndex) -> dict[str, np.ndarray]:
+    def groupings(self, units: pd.MultiIndex, skip: Any = None) -> dict[str, np.ndarray]:
         """The case-metadata fields that might group ``units``: each field with a plain value (text, a number, a
-        bool) on every unit's case, and its value per unit."""
+        bool) on every unit's case, and its value per unit; but ``skip`` (the field the cases are sliced by)."""
         metadata = [m if isinstance(m := r.case.metadata, dict) else {} for r in self.unit_results(units)]
         if not metadata:
             return {}
-        fields = set(metadata[0]).intersection(*metadata[1:])
+        fields = set(metadata[0]).intersection(*metadata[1:]) - {skip}
         found = {}
         for field in sorted(map(str, fields)):
             values = np.empty(len(metadata), dtype=object)

@@ -152,6 +152,8 @@ def test_compare_runs_without_cluster_warns_of_the_field_that_groups_the_cases()
     c = compare_runs(base, head)
     assert c.metrics["quality"].verdict == "better"
     assert any("compare with cluster='passage'" in w for w in c.warnings)
+    sliced = compare_runs(base, head, by="passage")  # already compared passage by passage: nothing to add
+    assert not any("cluster='passage'" in w for w in sliced.warnings)
 
 
 def test_slices_are_tested_on_their_own_clusters_and_slicing_by_the_cluster_is_warned():
