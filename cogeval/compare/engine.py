@@ -286,7 +286,7 @@ def compare_scores(
         added=_unpaired(pairing.added, describe),
         removed=_unpaired(pairing.removed, describe),
         warnings=[*unmatched, *warnings, *notes],
-        changes=_changes(pairing.units, pairing.base, pairing.head, _moves(pairing, samples, directions, one_sided),
+        changes=_changes(pairing.units, pairing.base, pairing.head, _moves(pairing, samples, directions),
                          describe, errored, deciding),
         alpha=alpha,
         seed=seed,
@@ -475,8 +475,8 @@ def _moved_counts(pairing: Pairing, name: str, sample: PairedSample, one_sided: 
     return int(better.sum()), int((moved & ~better).sum())
 
 
-def _moves(pairing: Pairing, samples: Mapping[str, PairedSample], directions: Mapping[str, bool],
-           one_sided: np.ndarray) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+def _moves(pairing: Pairing, samples: Mapping[str, PairedSample],
+           directions: Mapping[str, bool]) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
     """Per compared metric: the positions (among the units) of the cases that moved, their differences and
     whether each moved for head, as :func:`_changes` lists them."""
     moves = []
@@ -484,7 +484,7 @@ def _moves(pairing: Pairing, samples: Mapping[str, PairedSample], directions: Ma
         d = sample.d
         moved = d != 0
         if moved.any():
-            moves.append((name, _kept(pairing, name)[moved], d[moved], (moved & ((d > 0) == directions[name]))[moved]))
+            moves.append((name, _kept(pairing, name)[moved], d[moved], ((d > 0) == directions[name])[moved]))
     return moves
 
 
