@@ -212,3 +212,35 @@ def test_a_leaderboard_gives_each_variant_its_clustered_interval():
     half = stats.t.ppf(0.975, 11) * se
     assert (table.loc["v1", "ci_low"], table.loc["v1", "ci_high"]) == pytest.approx(
         (values.mean() - half, values.mean() + half), rel=1e-9)
+
+
+def test_eval_comparison_runs_both_targets_and_compares_whole_clusters():
+    from cogeval import EvalComparison, exact_match
+    from cogeval.examples import passages, reader_v1, reader_v2
+
+    result = EvalComparison(passages(), {"baseline": reader_v1, "challenger": reader_v2}, metrics=[exact_match()],
+                            progress=False, cluster="passage").run()
+    comparison = result.comparison
+    assert (comparison.cluster, comparison.clusters) == ("passage", 40)
+    assert comparison.metrics["exact_match"].test.startswith("clustered-mcnemar")
+
+
+def test_noise_report_takes_the_clustered_se_of_rerun_differences_into_its_margin():
+    from scipy import stats
+
+    from cogeval import noise_report
+
+    rng = np.random.default_rng(5)
+    inputs = [f"question {i} on passage {p}" for i, p in enumerate(PASSAGE)]
+    values = [np.clip(np.array(BASE) + np.repeat(rng.normal(0, 0.05, 12), 4) + rng.normal(0, 0.01, 48), 0, 1)
+              for _ in range(3)]
+    reruns = [EvalRun.from_frame(pd.DataFrame({"input": inputs, "passage": PASSAGE, "quality": v})) for v in values]
+    margin = noise_report(reruns, cluster="passage").to_frame()["suggested_margin"].iloc[0]
+
+    def cr2_se(d):  # sqrt(sum_k D_k^2 / (1 - n_k/n)) / n, the clustered SE of a mean (clubSandwich's CR2)
+        sums = (d - d.mean()).reshape(12, 4).sum(axis=1)
+        return math.sqrt(np.sum(sums**2 / (1 - 4 / 48))) / 48
+
+    pooled = np.mean([cr2_se(values[i] - values[j]) ** 2 for i, j in itertools.combinations(range(3), 2)])
+    assert margin == pytest.approx(stats.norm.ppf(0.975) * math.sqrt(pooled), rel=1e-9)
+    assert noise_report(reruns, cluster="passage").cluster == "passage"
