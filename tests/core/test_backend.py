@@ -68,7 +68,7 @@ def test_every_convenience_reaches_its_presentation_function(calls, tmp_path):
     assert comparison.plot_changes("quality") == "plot_changes"
     assert calls[-1] == ("plot_changes", (comparison, "quality"), {})
     assert store.plot("quality") == "plot_history"
-    assert calls[-1] == ("plot_history", (store, "quality", None), {"confidence": 0.95, "seed": 0})
+    assert calls[-1] == ("plot_history", (store, "quality", None), {"confidence": 0.95, "seed": 0, "cluster": None})
 
 
 def test_the_labelling_uis_come_through_the_dispatch(monkeypatch):
