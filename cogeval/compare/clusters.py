@@ -24,7 +24,7 @@ import numpy as np
 
 from cogeval._check import describe
 from cogeval._text import short_input
-from cogeval.data import canonical_json
+from cogeval.compare.slices import keyable
 from cogeval.data.records import ResultRecord
 from cogeval.errors import InputError
 
@@ -65,9 +65,7 @@ def cluster_labels(cluster: Any, results: Sequence[ResultRecord]) -> np.ndarray:
             raise InputError(_missing(cluster, results[i], label))
         if isinstance(label, bool):
             labels[i] = f"bool:{label}"  # True and 1 are two clusters, as two JSON values
-        elif not _hashable(label):
-            labels[i] = canonical_json(label)
-    return labels
+    return keyable(labels)
 
 
 def _missing(cluster: Any, result: ResultRecord, label: Any) -> str:
@@ -80,10 +78,3 @@ def _missing(cluster: Any, result: ResultRecord, label: Any) -> str:
     return (f"cluster={cluster!r}: {case} has no metadata field {cluster!r} (its fields: {fields}); every case "
             "needs a cluster (give a case with no group a cluster of its own)")
 
-
-def _hashable(value: Any) -> bool:
-    try:
-        hash(value)
-    except TypeError:
-        return False
-    return True

@@ -189,6 +189,16 @@ def slice_labels(by: Any, results: Sequence[ResultRecord]) -> np.ndarray:
             raise InputError(f"by={by!r}: no case of either run has a metadata field {by!r} "
                              f"(fields seen: {', '.join(sorted(seen)) or 'none'})")
         labels = np.fromiter(map(dict.get, metadata, itertools.repeat(by)), dtype=object, count=len(cases))
+    return keyable(labels)
+
+
+def keyable(labels: np.ndarray) -> np.ndarray:
+    """``labels`` (an object array) with each label that cannot be a dict key (a list, a dict...) replaced by its
+    canonical JSON, in place: the rule of slice and cluster labels.
+
+    >>> keyable(np.array(["a", ["x", 1], None], dtype=object)).tolist()
+    ['a', '["x",1]', None]
+    """
     plain = np.fromiter(map(isinstance, labels, itertools.repeat((str, int, float, type(None)))), dtype=bool,
                         count=len(labels))
     for i in np.flatnonzero(~plain):
