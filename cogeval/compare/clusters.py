@@ -68,6 +68,12 @@ def cluster_labels(cluster: Any, results: Sequence[ResultRecord]) -> np.ndarray:
     return keyable(labels)
 
 
+def unit_clusters(cluster: Any, results: Sequence[ResultRecord]) -> dict[tuple[str, int], Any]:
+    """Each unit's cluster, by ``(case_key, occurrence)``: :func:`cluster_labels` of its results (a unit's trials
+    are of one case, so they share it)."""
+    return dict(zip(((r.case_key, r.occurrence) for r in results), cluster_labels(cluster, results)))
+
+
 def _missing(cluster: Any, result: ResultRecord, label: Any) -> str:
     case = f"case {short_input(result.case.input)!r} (case key {result.case_key[:12]})"
     if callable(cluster):

@@ -28,7 +28,7 @@ import pandas as pd
 from cogeval import _columns as col
 from cogeval._check import check_choice, check_probability, check_seed, describe
 from cogeval._html import badge, format_value, html_table, safe_html
-from cogeval.compare.clusters import check_cluster, cluster_labels
+from cogeval.compare.clusters import check_cluster, unit_clusters
 from cogeval.compare.engine import TESTS
 from cogeval.compare.paired import PairedSample, PairedTest, paired_test
 from cogeval.compare.pairing import UnitValues, metrics_of, pair_units, unit_values
@@ -265,11 +265,8 @@ class Leaderboard:
     def _unit_clusters(self) -> dict[str, dict[tuple[str, int], Any]]:
         """Each variant's cluster label of each of its units (``cluster=``), from its results' cases."""
         if "clusters" not in self._cache:
-            found = {}
-            for name, run in self._runs().items():
-                labels = cluster_labels(self.cluster, run.results)
-                found[name] = dict(zip(((r.case_key, r.occurrence) for r in run.results), labels))
-            self._cache["clusters"] = found
+            self._cache["clusters"] = {name: unit_clusters(self.cluster, run.results)
+                                       for name, run in self._runs().items()}
         return self._cache["clusters"]
 
     def _cluster_codes(self, units: pd.MultiIndex, first: str, second: str) -> np.ndarray | None:

@@ -53,7 +53,7 @@ from cogeval import _columns as col
 from cogeval import _numbers as numbers
 from cogeval._check import check_probability
 from cogeval._html import escape, html_table, safe_html
-from cogeval.compare.clusters import check_cluster, cluster_labels, cluster_name
+from cogeval.compare.clusters import check_cluster, cluster_name, unit_clusters
 from cogeval.compare.engine import compare_scores
 from cogeval.compare.pairing import metrics_of, unit_codes, unit_ids, unit_values
 from cogeval.compare.runs import changes_between, compare_runs, score_frame
@@ -165,8 +165,8 @@ def noise_report(runs: Any, *, alpha: float = 0.05, cluster: Any = None) -> Nois
 
 
 def _unit_clusters(run: EvalRun, cluster: Any, units: pd.MultiIndex) -> np.ndarray:
-    """Each unit's cluster code, from its case in ``run`` (:func:`~cogeval.compare.clusters.cluster_labels`)."""
-    labels = dict(zip(((r.case_key, r.occurrence) for r in run.results), cluster_labels(cluster, run.results)))
+    """Each unit's cluster code, from its case in ``run`` (:func:`~cogeval.compare.clusters.unit_clusters`)."""
+    labels = unit_clusters(cluster, run.results)
     return pd.factorize(pd.Series([labels[unit] for unit in units], dtype=object))[0].astype(np.int64)
 
 
@@ -279,8 +279,7 @@ def _decided(runs: Sequence[EvalRun], frames: Sequence[pd.DataFrame], directions
         if source == "runs":
             comparison = compare_runs(runs[i], runs[j], alpha=alpha, cluster=cluster)
         else:
-            labels = None if cluster is None else dict(zip(((r.case_key, r.occurrence) for r in runs[0].results),
-                                                           cluster_labels(cluster, runs[0].results)))
+            labels = None if cluster is None else unit_clusters(cluster, runs[0].results)
             comparison = compare_scores(frames[i], frames[j], directions=directions, alpha=alpha, informing=statistical,
                                         cluster=None if labels is None else _by_unit(labels))
         for name, m in comparison.metrics.items():
