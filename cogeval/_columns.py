@@ -72,7 +72,7 @@ COMPARISON_COLUMNS = (
 )
 CHANGES_COLUMNS = (CASE_KEY, INPUT, METRIC, BASE, HEAD, DELTA, DIRECTION)
 NOISE_COLUMNS = ("metric", "runs", "cases", "mean", "run_sd", "case_sd", "flip_rate", "icc", "aa_pairs", "aa_decided",
-                 "suggested_margin")
+                 "suggested_margin", "suggested_margin_low", "suggested_margin_high")
 """The noise report of reruns (``noise_report(...).to_frame()``): one row per metric."""
 NOISE_CASES_COLUMNS = (CASE_KEY, OCCURRENCE, INPUT, METRIC, "mean", "sd", "flip_rate")
 """The noise report's ``cases`` table: one row per case × metric, over the reruns."""

@@ -21,10 +21,16 @@ runs failed), ``x[i, j]`` is case i in rerun j:
 - ``suggested_margin`` = ``z(1 - alpha/2) · √2 · run_sd``: two single runs whose means differ by less than this
   differ within rerun noise (the difference of two runs has sd ``√2 · run_sd``).
 
+- ``suggested_margin_low`` and ``suggested_margin_high``: its 95 % interval, from the chi-square interval of a
+  standard deviation estimated on ``k - 1`` degrees of freedom (``run_sd · √((k - 1) / χ²(0.975 or 0.025, k - 1))``);
+  with 3 reruns the margin could be half or six times as large, so a report of fewer than
+  :data:`_FEW_RERUNS` reruns warns that it is a rough guide.
+
 With ``cluster=`` (cases that share a passage or a conversation move together between reruns too), the sd
 of the difference of two runs is the clustered standard error of the per-case differences between reruns
 (CR2, :func:`~cogeval.stats.cluster_se`), pooled over the pairs of reruns: ``suggested_margin =
-z(1 - alpha/2) · √(mean over pairs of SE²)``; and the A/A comparisons are clustered too.
+z(1 - alpha/2) · √(mean over pairs of SE²)``, its interval on ``G - 1`` degrees of freedom (the clusters the
+variance rests on); and the A/A comparisons are clustered too.
 
 >>> import pandas as pd
 >>> from cogeval import EvalRun
@@ -41,6 +47,7 @@ import dataclasses
 import itertools
 import math
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from statistics import NormalDist
 from typing import Any, Literal
@@ -86,7 +93,7 @@ class NoiseReport:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per metric: ``metric, runs, cases, mean, run_sd, case_sd, flip_rate, icc, aa_pairs, aa_decided,
-        suggested_margin`` (a copy)."""
+        suggested_margin, suggested_margin_low, suggested_margin_high`` (a copy)."""
         return self._table.copy()
 
     @property
@@ -110,8 +117,10 @@ class NoiseReport:
                 else f"{self.reruns} runs ({', '.join(self.run_ids)})")
         lead = (f'<div class="cogeval">Noise of {escape(what)} · α = {escape(numbers.number(self.alpha))} · '
                 "suggested_margin: a difference between two single runs smaller than this is within rerun noise</div>")
+        rows = [{**row, "95 % interval": f"[{numbers.number(row['suggested_margin_low'])}, "
+                                          f"{numbers.number(row['suggested_margin_high'])}]"} for row in rows]
         return lead + html_table(rows, ["metric", "runs", "cases", "mean", "run_sd", "case_sd", "flip_rate", "icc",
-                                        "aa decided", "suggested_margin"], caption="NoiseReport")
+                                        "aa decided", "suggested_margin", "95 % interval"], caption="NoiseReport")
 
 
 def noise_report(runs: Any, *, alpha: float = 0.05, cluster: Any = None) -> NoiseReport:
@@ -148,9 +157,14 @@ def noise_report(runs: Any, *, alpha: float = 0.05, cluster: Any = None) -> Nois
         x = values[m]
         complete = ~np.isnan(x).any(axis=1)
         row = _noise(x[complete])
-        spread = math.sqrt(2) * row["run_sd"] if clusters is None else _clustered_spread(x[complete], clusters[complete])
+        if clusters is None:
+            spread, df = math.sqrt(2) * row["run_sd"], len(frames) - 1
+        else:
+            spread, df = _clustered_spread(x[complete], clusters[complete]), len(np.unique(clusters[complete])) - 1
+        low, high = _sd_interval(df)
         rows.append({col.METRIC: m, "runs": len(frames), "cases": int(complete.sum()), **row,
-                     "aa_pairs": pairs, "aa_decided": decided.get(m, 0), "suggested_margin": z * spread})
+                     "aa_pairs": pairs, "aa_decided": decided.get(m, 0), "suggested_margin": z * spread,
+                     "suggested_margin_low": z * spread * low, "suggested_margin_high": z * spread * high})
         kept = units[complete]
         keys = [str(k) for k in kept.get_level_values(0)]
         cases.append(pd.DataFrame({
@@ -160,8 +174,27 @@ def noise_report(runs: Any, *, alpha: float = 0.05, cluster: Any = None) -> Nois
     table = pd.DataFrame(rows, columns=list(col.NOISE_COLUMNS)).astype(
         {"runs": "int64", "cases": "int64", "aa_pairs": "int64", "aa_decided": "int64"})
     case_table = (pd.concat(cases, ignore_index=True) if cases else pd.DataFrame(columns=list(col.NOISE_CASES_COLUMNS)))
+    if len(frames) < _FEW_RERUNS and clusters is None:
+        warnings.warn(f"noise_report of {len(frames)} reruns: suggested_margin is a rough guide (its 95 % interval, "
+                      "suggested_margin_low to suggested_margin_high, spans a factor of "
+                      f"{numbers.number(_sd_interval(len(frames) - 1)[1] / _sd_interval(len(frames) - 1)[0])}); "
+                      f"{_FEW_RERUNS} or more reruns pin it down better", UserWarning, stacklevel=2)
     return NoiseReport(source, tuple(str(run.run_id) for run in found), len(frames), alpha,
                        case_table[list(col.NOISE_CASES_COLUMNS)], table, cluster_name(cluster))
+
+
+_FEW_RERUNS = 5
+"""A noise report of fewer reruns than this warns that its margin is a rough guide."""
+
+
+def _sd_interval(df: int) -> tuple[float, float]:
+    """The 95 % interval of a standard deviation estimated on ``df`` degrees of freedom, as multiples of the
+    estimate: ``√(df / χ²(0.975, df))`` and ``√(df / χ²(0.025, df))`` (NaN for df < 1)."""
+    if df < 1:
+        return math.nan, math.nan
+    from scipy import stats
+
+    return math.sqrt(df / stats.chi2.ppf(0.975, df)), math.sqrt(df / stats.chi2.ppf(0.025, df))
 
 
 def _unit_clusters(run: EvalRun, cluster: Any, units: pd.MultiIndex) -> np.ndarray:

@@ -45,7 +45,12 @@ def by_hand(x: np.ndarray, alpha: float = 0.05) -> dict[str, float]:
     flips = [np.mean([x[i, a] != x[i, b] for i in range(n)]) for a, b in itertools.combinations(range(k), 2)]
     return {"run_sd": run_sd, "case_sd": math.sqrt(within), "icc": (f - 1) / (f + k - 1),  # ICC(1) = (F-1)/(F+k-1)
             "flip_rate": float(np.mean(flips)) if binary else math.nan, "mean": float(x.mean()),
-            "suggested_margin": stats.norm.ppf(1 - alpha / 2) * math.sqrt(2) * run_sd}
+            "suggested_margin": stats.norm.ppf(1 - alpha / 2) * math.sqrt(2) * run_sd,
+            # the chi-square interval of an sd on k - 1 df: sd·sqrt((k-1)/chi2.ppf(0.975)) .. sd·sqrt((k-1)/chi2.ppf(0.025))
+            "suggested_margin_low": stats.norm.ppf(1 - alpha / 2) * math.sqrt(2) * run_sd
+            * math.sqrt((k - 1) / stats.chi2.ppf(0.975, k - 1)),
+            "suggested_margin_high": stats.norm.ppf(1 - alpha / 2) * math.sqrt(2) * run_sd
+            * math.sqrt((k - 1) / stats.chi2.ppf(0.025, k - 1))}
 
 
 def test_figures_equal_an_independent_computation():
@@ -53,7 +58,8 @@ def test_figures_equal_an_independent_computation():
     report = noise_report(reruns_of(exact, quality))
     frame = report.to_frame()
     assert list(frame.columns) == ["metric", "runs", "cases", "mean", "run_sd", "case_sd", "flip_rate", "icc",
-                                   "aa_pairs", "aa_decided", "suggested_margin"]
+                                   "aa_pairs", "aa_decided", "suggested_margin", "suggested_margin_low",
+                                   "suggested_margin_high"]
     assert frame["metric"].tolist() == ["exact_match", "quality"]
     for name, x in (("exact_match", exact), ("quality", quality)):
         row = frame.set_index("metric").loc[name]
@@ -220,3 +226,14 @@ def test_aa_false_alarms_stay_within_alpha():
         decided, pairs = decided + row["aa_decided"], pairs + row["aa_pairs"]
     assert pairs == sims * 6
     assert decided / pairs <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / sims)
+
+
+def test_fewer_than_five_reruns_warn_that_the_margin_is_a_rough_guide():
+    exact, quality = data(2, k=3)
+    with pytest.warns(UserWarning) as caught:
+        noise_report(reruns_of(exact, quality))
+    # the high over the low multiplier of an sd on 2 df: sqrt(chi2.ppf(0.975, 2) / chi2.ppf(0.025, 2))
+    ratio = math.sqrt(stats.chi2.ppf(0.975, 2) / stats.chi2.ppf(0.025, 2))
+    assert [str(w.message) for w in caught] == [
+        "noise_report of 3 reruns: suggested_margin is a rough guide (its 95 % interval, suggested_margin_low to "
+        f"suggested_margin_high, spans a factor of {ratio:.4g}); 5 or more reruns pin it down better"]

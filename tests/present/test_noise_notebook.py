@@ -1,5 +1,6 @@
 """notebooks/noise.ipynb runs top to bottom in the project's kernel and shows the noise report, its chart, the
-comparisons against the noise and the reliability rows (tests/notebook_runs.py executes it once)."""
+comparisons against the noise and the reliability rows (tests/notebook_runs.py executes it once). Its 3 reruns
+get the warning that the margin is a rough guide, shown under the cell as a notebook shows any warning."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from notebook_runs import executed
 def test_the_noise_notebook_measures_reruns_and_compares_against_them():
     nb = executed("noise").nb
     outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs]
-    assert [o.text for o in outputs if o.output_type == "stream" and o.name == "stderr"] == []
+    warned = [o.text for o in outputs if o.output_type == "stream" and o.name == "stderr"]
+    assert warned and all("noise_report of 3 reruns: suggested_margin is a rough guide" in text for text in warned)
+    outputs = [o for o in outputs if not (o.output_type == "stream" and o.name == "stderr")]
     assert sum("application/vnd.plotly.v1+json" in o.get("data", {}) for o in outputs) == 1  # the flip rates
     printed = [o.text for o in outputs if o.output_type == "stream"]
     assert printed == [
