@@ -367,7 +367,8 @@ def _name(function: Any) -> str:
 def run_warnings(base: EvalRun, head: EvalRun) -> list[str]:
     """Why two runs may not be comparable: datasets, prompts, judges, several changes at once, directions, self-judging."""
     return [*same_run_warnings(base, head),
-            *_interrupted_warnings(base, head), *_dataset_warnings(base, head), *_prompt_warnings(base, head),
+            *_interrupted_warnings(base, head), *_shard_warnings(base, head), *_dataset_warnings(base, head),
+            *_prompt_warnings(base, head),
             *_judge_warnings(base, head),
             *_changed_warnings(base, head), *_self_judging_warnings(base, head),
             *_direction_warnings(base, head), *_run_level_warnings(base, head)]
@@ -398,6 +399,26 @@ def _interrupted_warnings(base: EvalRun, head: EvalRun) -> list[str]:
     return [f"{side} run {run.run_id!r} was interrupted before it finished ({len(run.results)} of "
             f"{run.dataset.cases * run.config.trials} case-trials answered): finish it with suite.run(resume=...)"
             for side, run in (("base", base), ("head", head)) if run.status == "interrupted"]
+
+
+def _shard_warnings(base: EvalRun, head: EvalRun) -> list[str]:
+    """A shard run (``suite.run(shard=(i, n))``) compared with a run that is not the same shard: only the cases
+    both hold are compared, a part of the dataset.
+
+    >>> import pandas as pd
+    >>> from cogeval.data.records import ShardRecord
+    >>> run = EvalRun.from_frame(pd.DataFrame({"input": ["a", "b"], "q": [1, 0]}))
+    >>> part = run.model_copy(update={"shard": ShardRecord(index=0, count=4)})
+    >>> _shard_warnings(part, run)  # doctest: +NORMALIZE_WHITESPACE
+    ["The base run is shard 0 of 4 (it holds 2 of the dataset's 2 cases): only the cases both runs hold are
+    compared; merge the shards first (cogeval.merge_runs, or cogeval merge) to compare the whole run"]
+    """
+    if base.shard is not None and head.shard is not None and base.shard == head.shard:
+        return []
+    return [f"The {side} run is shard {run.shard.index} of {run.shard.count} (it holds {len(_units(run))} of "
+            f"the dataset's {run.dataset.cases} cases): only the cases both runs hold are compared; merge the shards "
+            "first (cogeval.merge_runs, or cogeval merge) to compare the whole run"
+            for side, run in (("base", base), ("head", head)) if run.shard is not None]
 
 
 def _system_digest(target: dict[str, Any]) -> str:
