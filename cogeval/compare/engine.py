@@ -30,7 +30,14 @@ from cogeval import _numbers as numbers
 from cogeval._check import check_choice, check_probability, check_seed, describe
 from cogeval._text import as_text
 from cogeval.compare.fragility import cluster_fragility, fragility
-from cogeval.compare.paired import PairedSample, PairedTest, agreeing_interval, inverted_interval, paired_test
+from cogeval.compare.paired import (
+    PairedSample,
+    PairedTest,
+    agreeing_interval,
+    constant_shift,
+    inverted_interval,
+    paired_test,
+)
 from cogeval.compare.pairing import (
     CASE_ERROR,
     REQUIRED,
@@ -50,7 +57,6 @@ from cogeval.compare.result import (
     MetricComparison,
     RunComparison,
     RunInfo,
-    undefined_test_note,
 )
 from cogeval.compare.verdicts import check_decide_on, check_margins, equivalent, overall, power, verdict, winner
 from cogeval.errors import InputError
@@ -257,6 +263,7 @@ def compare_scores(
     tests = {name: paired_test(sample, test) for name, sample in samples.items()}
     notes += [f"Metric {name!r}: {_undefined_note(samples[name], tested)}" for name, tested in tests.items()
               if math.isnan(tested.p_value)]
+    notes += [_sign_note(name, samples[name], tested) for name, tested in tests.items() if tested.name.endswith("sign")]
     holm = _holm(tests, deciding, alpha)
     one_sided = pairing.base_errored != pairing.head_errored
     results = {name: _metric(name, samples[name], tested, holm, directions[name], name in deciding,
@@ -407,14 +414,22 @@ def _sample(pairing: Pairing, name: str, up: bool, clusters: np.ndarray | None, 
 
 
 def _undefined_note(sample: PairedSample, tested: PairedTest) -> str:
-    """Why a metric's test has no p-value."""
-    if tested.name.startswith("clustered") and sample.groups < 2:
+    """Why a metric's test has no p-value (a clustered test of fewer than 2 clusters, the one way it is undefined
+    once constant differences go to the sign test)."""
+    if sample.groups < 2:
         return (f"its {sample.n} paired cases are all in one cluster, so the clustered test is undefined "
                 "(p-value NaN, not significant): clusters are the independent units, and it needs at least 2")
-    if tested.name.startswith("clustered"):
-        return (f"every cluster's paired differences sum to the same share of its cases (+{numbers.number(float(sample.d.mean()))} "
-                "each), so the clustered test has no spread and is undefined (p-value NaN, not significant)")
-    return undefined_test_note(float(sample.d[0]))
+    return f"its {tested.name} test is undefined on these differences (p-value NaN, not significant)"
+
+
+def _sign_note(name: str, sample: PairedSample, tested: PairedTest) -> str:
+    """What the sign test of a metric whose paired differences are all the same means (:func:`constant_shift`)."""
+    shift = numbers.signed(float(constant_shift(sample) or 0.0))
+    units, each = ("clusters", "every cluster's mean difference") if tested.name == "clustered-sign" else \
+        ("cases", "every paired difference")
+    return (f"Metric {name!r}: {each} is {shift}, so the t-test has no spread to use; the exact sign test decides "
+            f"(all {numbers.count(sample.groups)} {units} moved the same way: p = 2^(1 − {sample.groups}) = "
+            f"{numbers.p_value(tested.p_value)})")
 
 
 def _holm(tests: Mapping[str, PairedTest], deciding: set[str], alpha: float) -> dict[str, tuple[float, float, int]]:

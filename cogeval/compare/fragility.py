@@ -13,7 +13,8 @@ The Fragility Index of Walsh et al. (1990, J Clin Epidemiol 43:201–209), for a
   not significant at its own Holm level ``level`` (its interval's ``1 - ci_level``): the metric's own
   test on the ``n - r`` cases left — McNemar (exact when fewer than 25 discordant pairs, else the
   Edwards-corrected chi-square, as ``exact=None``), the paired t-test or Wilcoxon's signed-rank test,
-  as the comparison ran it — gives ``p >= level``, or no p-value (NaN, fewer than 2 cases).
+  as the comparison ran it, or the sign test when every difference is the same — gives ``p >= level``, or
+  no p-value (NaN, fewer than 2 cases).
 
 Every ``r`` is tested (a linear scan: removing a supporting case can make a t-test *more* significant,
 when it also removes spread), with the p-values of all ``r`` computed at once from sorted prefix sums;
@@ -52,6 +53,8 @@ def fragility(b: np.ndarray, h: np.ndarray, test: str, side: float, level: float
     n = len(d)
     if n < 2 or test == "none" or math.isnan(level):
         return None
+    if test == "sign":
+        return _sign_fragility(n, level)
     x = np.sort(np.sign(side or 1.0) * d)  # ascending: the cases left after removing r are x[: n - r]
     p_of, p_all = _TESTS["mcnemar" if test.startswith("mcnemar") else test]
     if not p_of(x) < level:
@@ -64,6 +67,19 @@ def fragility(b: np.ndarray, h: np.ndarray, test: str, side: float, level: float
     while r > 1 and not p_of(x[: n - r + 1]) < level:
         r -= 1
     return r
+
+
+def _sign_fragility(n: int, level: float) -> int | None:
+    """Fragility under the sign test of ``n`` equal differences: the ``m`` left are all one sign, p = 2^(1 − m),
+    so it is ``n`` less the most cases whose p is at least ``level`` (at least 1: fewer than 2 cases have no test).
+
+    >>> _sign_fragility(10, 0.05), _sign_fragility(5, 0.05)   # 2^(1 - 5) = 0.0625 >= 0.05 > 2^(1 - 6)
+    (5, None)
+    """
+    most = 1
+    while math.ldexp(1.0, -most) >= level:  # 2^(1 - (most + 1)) still not significant
+        most += 1
+    return n - most if n > most else None
 
 
 def _mcnemar_p(x: np.ndarray) -> float:

@@ -4,7 +4,8 @@ The noise floor comes first: a paired difference within :data:`TOLERANCE` of
 0 is exactly 0, and every other one is rounded to :data:`SIGNIFICANT_DIGITS`
 significant digits, so differences equal but for float rounding (``1/3 - 0``
 and ``1 - 2/3``) are equal and a rank test sees their tie. Then McNemar's test for 0/1 values, else the paired t-test or
-Wilcoxon; the interval inverts that test at a given level
+Wilcoxon (the exact sign test when every paired difference is the same non-zero value, where the t-test
+has no spread); the interval inverts that test at a given level
 (:mod:`cogeval.stats.inversion`), and :func:`agreeing_interval` makes sure it
 excludes 0 exactly when the metric is significant.
 
@@ -178,10 +179,14 @@ def paired_test(sample: PairedSample, test: str) -> PairedTest:
     n, d = sample.n, sample.d
     if n < 2:
         return PairedTest("none", 1.0, False, 0.0)
+    b, h = sample.base, sample.head
+    binary = is_binary(b, h)
+    shift = None if binary else constant_shift(sample)
+    if shift is not None:
+        return _sign_test(sample, shift)
     if sample.clustered:
         return _clustered_test(sample, test)
-    b, h = sample.base, sample.head
-    if is_binary(b, h):
+    if binary:
         worse, better = int(np.sum(d < 0)), int(np.sum(d > 0))
         r = mcnemars_test(worse, better)
         # McNemar.test is typed str but is always "mcnemar-exact" or "mcnemar" (cogeval.stats.paired.McNemar.test)
@@ -193,6 +198,32 @@ def paired_test(sample: PairedSample, test: str) -> PairedTest:
         return PairedTest("t", t.p_value, False, float(np.sign(d.mean())), t.statistic)
     w = wilcoxon_test(d, zeros)
     return PairedTest("wilcoxon", w.p_value, w.exact, float(np.sign(w.statistic - w.n * (w.n + 1) / 4)), w.statistic)
+
+
+def constant_shift(sample: PairedSample) -> float | None:
+    """The one non-zero value every unit's paired difference takes (with clusters: every cluster's mean
+    difference), or None: then the t-test has no spread (it is undefined) and the exact sign test decides.
+
+    >>> constant_shift(PairedSample(np.array([1.0, 2.0, 1.5]), np.array([1.17, 2.17, 1.67]))), constant_shift(
+    ...     PairedSample(np.zeros(3), np.array([0.1, 0.3, 0.2]), np.array([0, 0, 1])))
+    (0.17, 0.2)
+    """
+    d = sample.d
+    if sample.clustered:
+        assert sample.clusters is not None
+        d = noise_floor(np.bincount(sample.clusters, weights=d) / np.bincount(sample.clusters))
+    first = float(d[0]) if len(d) else 0.0
+    return first if first != 0 and bool((d == first).all()) else None
+
+
+def _sign_test(sample: PairedSample, shift: float) -> PairedTest:
+    """The exact two-sided sign test of units (clusters) whose differences all equal ``shift``: every one of
+    the G signs agrees, so p = 2^(1 − G) (R: ``binom.test(G, G)``); its statistic is the count of positive signs."""
+    units = sample.groups
+    d = sample.d
+    name: TestName = "clustered-sign" if sample.clustered else "sign"
+    return PairedTest(name, min(1.0, math.ldexp(1.0, 1 - units)), True, math.copysign(1.0, shift),
+                      float(units if shift > 0 else 0), (int(np.sum(d < 0)), int(np.sum(d > 0))))
 
 
 def _clustered_test(sample: PairedSample, test: str) -> PairedTest:
@@ -227,7 +258,8 @@ def inverted_interval(sample: PairedSample, tested: PairedTest, level: float) ->
 
     t: the t-interval of the mean difference; McNemar: the interval of the
     difference in proportions from the discordant pairs; Wilcoxon: the
-    Hodges–Lehmann shift interval; a clustered test: the interval its function gives at that level.
+    Hodges–Lehmann shift interval; the sign test (every difference the same): that difference alone when it
+    rejects the others, else every shift; a clustered test: the interval its function gives at that level.
     See ``docs/statistics-intervals.md``.
     """
     n = sample.n
@@ -236,6 +268,10 @@ def inverted_interval(sample: PairedSample, tested: PairedTest, level: float) ->
     d = sample.d
     if tested.name == "none":
         return Interval(float(d[0]), float(d[0]))
+    if tested.name.endswith("sign"):  # every shift but the one all differences take is rejected at the same p
+        shift = constant_shift(sample)
+        assert shift is not None
+        return Interval(shift, shift) if tested.p_value < level else Interval(-math.inf, math.inf)
     confidence = 1 - level
     zeros = np.zeros(n)
     if tested.name.startswith("clustered"):

@@ -24,14 +24,14 @@ from cogeval.stats import Interval
 
 Side = Literal["base", "head", "tie"]
 TestName = Literal["mcnemar", "mcnemar-exact", "t", "wilcoxon", "clustered-mcnemar", "clustered-mcnemar-exact",
-                   "clustered-t", "clustered-wilcoxon", "clustered-wilcoxon-exact", "none"]
+                   "clustered-t", "clustered-wilcoxon", "clustered-wilcoxon-exact", "sign", "clustered-sign", "none"]
 _Role = Literal["decides", "informs"]
 Verdict = Literal["better", "worse", "equivalent", "inconclusive"]
 RunVerdict = Literal["better", "worse", "equivalent", "inconclusive", "mixed"]
 
 COLUMNS = [*col.COMPARISON_COLUMNS, "verdict", "role", "higher_is_better", "n_improved", "n_regressed",
            "margin", "ci_level", "mde", "n_needed", "statistic", "fragility", "beyond_noise", "clusters",
-           "design_effect", "clusters_needed"]
+           "design_effect", "clusters_needed", "direction_assumed"]
 """The comparison table: the DESIGN §2 columns, then the verdict and what backs it. Its ``test``,
 ``n``, ``statistic`` and ``p_value`` are those every statistics result's row starts with, so the
 rows stack with ``paired_t_test(...).to_frame()`` and the like. ``fragility``, ``clusters`` and
@@ -88,7 +88,12 @@ class MetricComparison(_Fields):
     for or against head, and :attr:`improved` / :attr:`regressed` are those
     cases (this metric's rows of the comparison's ``changes``; a case the target
     failed on in one run is in neither: its row's ``direction`` is ``error``); ``statistic``
-    is the test's (t, McNemar's chi-square or Wilcoxon's V).
+    is the test's (t, McNemar's chi-square, Wilcoxon's V, or the sign test's count of positive differences).
+    ``test`` is ``sign`` (``clustered-sign``) when every paired difference (every cluster's mean difference) is
+    the same non-zero value: the t-test has no spread then, and the exact sign test decides, p = 2^(1 − n).
+    ``direction_assumed``: no direction was given for the metric (a table's column, an imported score), so
+    ``higher_is_better`` is the assumed True; the comparison's warnings name it, and the headline too when its
+    verdict counts.
 
     ``fragility`` (significant metrics only, else None): the fewest cases whose removal, those that most
     support the difference first, leaves the metric not significant at its Holm level, by its own test
@@ -135,6 +140,7 @@ class MetricComparison(_Fields):
     clusters: int | None = None
     design_effect: float = math.nan
     clusters_needed: int | None = None
+    direction_assumed: bool = False
     _changes: pd.DataFrame | None = dataclasses.field(default=None, compare=False, repr=False)
     """The comparison's ``changes`` (set by :class:`RunComparison`); not part of equality, hash or repr."""
 
@@ -250,7 +256,8 @@ class RunComparison:
     def to_frame(self) -> pd.DataFrame:
         """The comparison table: one row per metric, the DESIGN §2 columns then ``verdict``, ``role``,
         ``higher_is_better``, ``n_improved``, ``n_regressed``, ``margin``, ``ci_level``, ``mde``, ``n_needed``,
-        ``statistic``, ``fragility`` and ``beyond_noise`` (:data:`COLUMNS`).
+        ``statistic``, ``fragility``, ``beyond_noise``, ``clusters``, ``design_effect``, ``clusters_needed`` and
+        ``direction_assumed`` (:data:`COLUMNS`).
 
         Sliced (``by``), it starts with a ``slice`` column: the whole comparison's rows have ``None``,
         then come the :attr:`slices` rows (their columns; the others empty)."""
@@ -346,18 +353,6 @@ def interval_text(m: MetricComparison) -> str:
     return f"[{format_value(m.ci.low)}, {format_value(m.ci.high)}] at {100 * m.ci_level:.3g}%"
 
 
-def undefined_test_note(difference: float) -> str:
-    """Why a paired t-test has no p-value: every paired difference is the same non-zero number (DESIGN §4).
-
-    The words of the whole comparison's warning, of :func:`verdict_note` and of a slice's ``note``.
-
-    >>> undefined_test_note(0.17)
-    "every paired difference is +0.17, so the t-test is undefined (p-value NaN, not significant); test='wilcoxon' can rank them"
-    """
-    return (f"every paired difference is {numbers.signed(difference)}, so the t-test is undefined "
-            "(p-value NaN, not significant); test='wilcoxon' can rank them")
-
-
 def changed_text(comparison: RunComparison) -> str:
     """What changed between the runs, as every report's line says it: the entries of ``changed`` joined by
     ``"; "``, ``"nothing recorded differs"``, or ``"not recorded"`` without run configurations."""
@@ -418,8 +413,6 @@ def verdict_note(m: MetricComparison) -> str:
         return f"equivalent within ±{format_value(m.margin)}"
     if m.n < 2:
         return "inconclusive: fewer than 2 paired cases"
-    if m.test == "t" and math.isnan(m.p_value):
-        return f"inconclusive: {undefined_test_note(m.difference)}"
     if m.significant:
         return f"inconclusive: significant, but not beyond the margin {format_value(m.margin)}"
     need = (f"about {numbers.count(m.n_needed)} cases would detect {'the margin' if m.margin else 'a difference this large'}"

@@ -31,11 +31,11 @@ import numpy as np
 import pandas as pd
 
 from cogeval import _columns as col
+from cogeval import _numbers as numbers
 from cogeval._check import describe
 from cogeval.compare.engine import MIN_DISCORDANT, MIN_PAIRS
 from cogeval.compare.paired import PairedSample, PairedTest, agreeing_interval, inverted_interval, paired_test
 from cogeval.compare.pairing import Pairing, pair_scores
-from cogeval.compare.result import undefined_test_note
 from cogeval.compare.verdicts import equivalent, verdict
 from cogeval.data import canonical_json
 from cogeval.data.records import ResultRecord
@@ -111,7 +111,7 @@ def slice_table(
                          col.TEST: tested.name if tested else "none",
                          "statistic": tested.statistic if tested else math.nan,
                          col.P_VALUE: float(tested.p_value) if tested else math.nan,
-                         "note": _slice_note(sample, tested),
+                         "note": None,  # once the verdict is known (_adjust)
                          "clusters": None if clusters is None else sample.groups})
     _adjust(rows, arrays, directions, margins, alpha)
     return pd.DataFrame(rows, columns=list(SLICE_COLUMNS))
@@ -140,30 +140,32 @@ def _factorized(labels: np.ndarray) -> tuple[np.ndarray, list[Any]]:
     return code, [label.value if isinstance(label, _Boolean) else label for label in found]
 
 
-def _slice_note(sample: PairedSample, tested: PairedTest | None) -> str | None:
+def _slice_note(sample: PairedSample, tested: PairedTest | None, decision: str = "inconclusive") -> str | None:
     """Why a slice's test says little, in the words the whole comparison's warnings use; None when nothing does.
 
-    Too few cases to test (fewer than :data:`MIN_SLICE_CASES`), an undefined t-test (every paired
-    difference the same non-zero number), fewer than :data:`~cogeval.compare.engine.MIN_PAIRS` paired
-    cases, fewer than :data:`~cogeval.compare.engine.MIN_DISCORDANT` discordant pairs on a 0/1 metric;
-    several are joined by ``"; "``.
+    Too few cases to test (fewer than :data:`MIN_SLICE_CASES`), the sign test (every paired difference the
+    same non-zero number), fewer than :data:`~cogeval.compare.engine.MIN_PAIRS` paired
+    cases (when the slice's ``decision``, its verdict, is inconclusive), fewer than
+    :data:`~cogeval.compare.engine.MIN_DISCORDANT` discordant pairs on a 0/1 metric; several are joined by ``"; "``.
 
     >>> _slice_note(PairedSample(np.zeros(4), np.ones(4)), None)
     'too few cases to test: n = 4 < 10'
     >>> half = PairedSample(np.zeros(12), np.full(12, 0.5))
-    >>> _slice_note(half, paired_test(half, "t"))
-    "every paired difference is +0.5, so the t-test is undefined (p-value NaN, not significant); test='wilcoxon' can rank them; fewer than 30 paired cases: the test has little power, so 'inconclusive' may only mean too few cases"
+    >>> _slice_note(half, paired_test(half, "t"), "better")
+    'every paired difference is +0.5: tested by the exact sign test, p = 2^(1 − 12)'
     """
     n = sample.n
     if tested is None:
         return f"too few cases to test: n = {n} < {MIN_SLICE_CASES}"
     notes = []
-    if tested.name == "t" and math.isnan(tested.p_value):
-        notes.append(undefined_test_note(float(sample.d[0])))
+    if tested.name.endswith("sign"):
+        each = "every cluster's mean difference" if sample.clustered else "every paired difference"
+        notes.append(f"{each} is {numbers.signed(float(np.mean(sample.d)))}: tested by the exact sign test, "
+                     f"p = 2^(1 − {sample.groups})")
     if tested.name.startswith("clustered") and math.isnan(tested.p_value):
         notes.append(f"the slice's {n} cases are in {sample.groups} cluster(s), so the clustered test is undefined "
                      "(p-value NaN, not significant)")
-    if n < MIN_PAIRS:
+    if n < MIN_PAIRS and decision == "inconclusive":
         notes.append(f"fewer than {MIN_PAIRS} paired cases: the test has little power, so 'inconclusive' may only "
                      "mean too few cases")
     if tested.name.startswith("mcnemar") and sum(tested.discordant) < MIN_DISCORDANT:
@@ -247,4 +249,4 @@ def _adjust(rows: list[dict[str, Any]], arrays: list[Any], directions: Mapping[s
             row.update({col.ADJUSTED_P_VALUE: adjusted[i], col.SIGNIFICANT: significant,
                         "verdict": verdict(interval, directions[row[col.METRIC]], margin,
                                            equivalent(sample, margin, alpha))})
-        row.update({col.CI_LOW: low, col.CI_HIGH: high})
+        row.update({col.CI_LOW: low, col.CI_HIGH: high, "note": _slice_note(sample, tested, row["verdict"])})

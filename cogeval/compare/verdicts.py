@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from cogeval._check import describe
-from cogeval.compare.paired import PairedSample, is_binary
+from cogeval.compare.paired import PairedSample, constant_shift, is_binary
 from cogeval.compare.result import RunVerdict, Side, Verdict
 from cogeval.errors import InputError
 from cogeval.stats import Interval, clustered_mcnemar_test, clustered_t_test
@@ -53,10 +53,14 @@ def verdict(interval: Interval, higher_is_better: bool, margin: float, equivalen
 def equivalent(sample: PairedSample, margin: float, alpha: float) -> bool:
     """The paired mean difference is shown within ``(-margin, margin)`` at level ``alpha`` (TOST): the
     ``1 - 2·alpha`` interval lies inside the margin. 0/1 values: Tango's score interval; other values: the
-    t-interval. Clustered: the interval of the clustered McNemar or t-test."""
+    t-interval. Clustered: the interval of the clustered McNemar or t-test. Every difference the same: the two
+    one-sided sign tests."""
     if margin <= 0 or sample.n < 2:
         return False
     b, h, d = sample.base, sample.head, sample.d
+    shift = None if is_binary(b, h) else constant_shift(sample)
+    if shift is not None:  # both one-sided sign tests see every unit (cluster) agree: p = 2^-G each
+        return bool(abs(shift) < margin and math.ldexp(1.0, -sample.groups) < alpha)
     confidence = 1 - 2 * alpha
     if sample.clustered:
         test = clustered_mcnemar_test(h, b, sample.clusters, codes=True, confidence=confidence) if is_binary(b, h) else \

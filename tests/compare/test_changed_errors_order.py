@@ -7,6 +7,7 @@ import hashlib
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from cogeval import EvalRun, compare_runs
 from cogeval.compare.engine import compare_scores
@@ -147,7 +148,7 @@ def sliced(base_scores, head_scores, topics):
     return compare_runs(EvalRun.from_frame(frame(base_scores)), EvalRun.from_frame(frame(head_scores)), by="topic")
 
 
-def test_a_slice_with_an_undefined_t_test_says_why():
+def test_a_slice_whose_differences_are_all_the_same_is_decided_by_the_sign_test_and_says_so():
     rng = np.random.default_rng(0)
     base = rng.normal(0.5, 0.1, 60).round(3)
     head = base.copy()
@@ -155,11 +156,11 @@ def test_a_slice_with_an_undefined_t_test_says_why():
     head[30:] += rng.normal(0.0, 0.1, 30).round(3)
     c = sliced(base, head, ["a"] * 30 + ["b"] * 30)
     notes = c.slices.set_index("slice")["note"]
-    assert notes["a"] == ("every paired difference is +0.25, so the t-test is undefined (p-value NaN, not "
-                          "significant); test='wilcoxon' can rank them")
+    assert notes["a"] == "every paired difference is +0.25: tested by the exact sign test, p = 2^(1 − 30)"
     assert pd.isna(notes["b"])
     row = c.slices.set_index("slice").loc["a"]
-    assert (row["test"], np.isnan(row["p_value"]), row["verdict"]) == ("t", True, "inconclusive")
+    assert row["p_value"] == pytest.approx(stats.binomtest(30, 30).pvalue, rel=1e-12)  # R: binom.test(30, 30)
+    assert (row["test"], row["verdict"], row["ci_low"], row["ci_high"]) == ("sign", "better", 0.25, 0.25)
 
 
 def test_a_small_slice_says_it_has_little_power():
@@ -183,10 +184,11 @@ def test_a_binary_slice_with_few_discordant_pairs_says_so():
                                          "McNemar's test can say little"]
 
 
-def test_the_whole_runs_note_names_an_undefined_t_test():
+def test_the_whole_runs_note_names_the_sign_test_of_equal_differences():
     c = compare_runs(run(FRAME.assign(exact_match=0.25)), run(FRAME.assign(exact_match=0.5)))
     m = c.metrics["exact_match"]
-    assert verdict_note(m) == ("inconclusive: every paired difference is +0.25, so the t-test is undefined (p-value "
-                               "NaN, not significant); test='wilcoxon' can rank them")
-    assert "Metric 'exact_match': every paired difference is +0.25, so the t-test is undefined (p-value NaN, not " \
-           "significant); test='wilcoxon' can rank them" in c.warnings
+    assert (m.test, m.verdict, tuple(m.ci)) == ("sign", "better", (0.25, 0.25))
+    assert m.p_value == pytest.approx(stats.binomtest(30, 30).pvalue, rel=1e-12)  # R: binom.test(30, 30): 1.9e-09
+    assert verdict_note(m) == "better"
+    assert ("Metric 'exact_match': every paired difference is +0.25, so the t-test has no spread to use; the exact "
+            "sign test decides (all 30 cases moved the same way: p = 2^(1 − 30) = 1.9e-09)") in c.warnings

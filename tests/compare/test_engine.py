@@ -256,14 +256,46 @@ def test_requested_metrics_set_the_order():
     assert list(c.metrics) == ["b", "a"] and list(c.to_frame()["metric"]) == ["b", "a"]
 
 
-def test_constant_nonzero_difference_t_test_is_undefined():
+def test_constant_nonzero_difference_goes_to_the_exact_sign_test_which_four_cases_cannot_settle():
     base = [0.1, 0.4, 0.2, 0.5]
     c = compare_scores(wide(q=base), wide(q=[x + 0.25 for x in base]), directions={"q": True}, seed=0)
     m = c.metrics["q"]
-    assert m.test == "t" and math.isnan(m.p_value) and math.isnan(m.adjusted_p_value)
-    assert (m.significant, m.winner) == (False, "tie")
-    assert quality_warnings(c) == ["Metric 'q': every paired difference is +0.25, so the t-test is undefined "
-                                "(p-value NaN, not significant); test='wilcoxon' can rank them"]
+    assert (m.test, m.p_value) == ("sign", stats.binomtest(4, 4).pvalue)  # R: binom.test(4, 4)$p.value = 0.125
+    assert (m.significant, m.winner, m.verdict, m.fragility) == (False, "tie", "inconclusive", None)
+    assert tuple(m.ci) == (-math.inf, math.inf)  # every shift but +0.25 is rejected at p = 0.125 only
+    assert quality_warnings(c) == ["Metric 'q': every paired difference is +0.25, so the t-test has no spread to use; "
+                                   "the exact sign test decides (all 4 cases moved the same way: p = 2^(1 − 4) = 0.12)"]
+
+
+def test_a_constant_slowdown_is_decided_by_the_sign_test_with_its_fragility():
+    rng = np.random.default_rng(3)
+    base = rng.uniform(1.0, 2.0, 40).round(3)
+    c = compare_scores(wide(latency=base), wide(latency=base + 0.17), directions={"latency": False}, seed=0)
+    m = c.metrics["latency"]
+    assert (m.test, m.p_value) == ("sign", stats.binomtest(40, 40).pvalue)  # 2^-39
+    assert (m.verdict, m.winner, tuple(m.ci), m.statistic) == ("worse", "base", (0.17, 0.17), 40.0)
+    # fragility: the sign test of m equal differences stays below 0.05 while 2^(1 - m) < 0.05, i.e. m >= 6
+    assert m.fragility == 40 - 5 and stats.binomtest(5, 5).pvalue >= 0.05 > stats.binomtest(6, 6).pvalue
+
+
+def test_wilcoxon_also_uses_the_sign_test_and_margins_still_apply():
+    base = np.linspace(0.1, 0.9, 20)
+    c = compare_scores(wide(q=base), wide(q=base + 0.01), directions={"q": True}, test="wilcoxon", seed=0,
+                       margins={"q": 0.05})
+    m = c.metrics["q"]
+    # +0.01 everywhere: shown within the margin 0.05 (both one-sided sign tests give 2^-20 < 0.05)
+    assert (m.test, m.verdict, m.significant) == ("sign", "equivalent", True)
+
+
+def test_clustered_equal_cluster_means_use_the_cluster_sign_test():
+    d = np.array([0.1, 0.3, 0.2, 0.2, 0.0, 0.4] * 4)  # every cluster of 2 has mean difference 0.2
+    base = np.linspace(0.0, 0.5, len(d))
+    clusters = {f"c{i}": i // 2 for i in range(len(d))}
+    c = compare_scores(wide(q=base), wide(q=base + d), directions={"q": True}, seed=0, cluster=clusters)
+    m = c.metrics["q"]
+    assert (m.test, m.clusters) == ("clustered-sign", 12)
+    assert m.p_value == stats.binomtest(12, 12).pvalue  # the exact cluster sign flip: 2^(1 - 12)
+    assert (m.verdict, tuple(m.ci)) == ("better", (0.2, 0.2))
 
 
 def test_fewer_than_two_pairs_is_a_tie_outside_the_holm_family():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
@@ -391,11 +390,12 @@ def test_directions_disagree_and_the_base_direction_is_used():
     c = compare_runs(base, head, seed=0)
     assert quality_warnings(c) == [
         "Metric 'speed' is higher-is-better in the head run only; the base run's direction was used",
-        "Metric 'speed': every paired difference is +1, so the t-test is undefined (p-value NaN, not significant); "
-        "test='wilcoxon' can rank them"]
+        "Metric 'speed': every paired difference is +1, so the t-test has no spread to use; the exact sign test "
+        "decides (all 8 cases moved the same way: p = 2^(1 − 8) = 0.0078)"]
     m = c.metrics["speed"]
     assert m.higher_is_better is False and m.n_regressed == 8
-    assert math.isnan(m.p_value)  # every difference is exactly +1: the t-test is undefined (DESIGN §4)
+    # every difference is exactly +1: the t-test is undefined (DESIGN §4), the sign test is R's binom.test(8, 8)
+    assert (m.test, m.p_value, m.verdict) == ("sign", 0.0078125, "worse")
 
 
 def test_a_run_level_metric_without_per_case_values_is_named():

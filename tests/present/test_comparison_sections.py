@@ -138,13 +138,12 @@ def test_slice_notes_in_markdown_and_html():
     frame = lambda s: pd.DataFrame({"input": [f"q{i}" for i in range(40)], "m": s,  # noqa: E731
                                     "metadata": [{"topic": "same" if i < 20 else "spread"} for i in range(40)]})
     c = compare_runs(EvalRun.from_frame(frame(base)), EvalRun.from_frame(frame(head)), by="topic")
-    note = ("every paired difference is +0.17, so the t-test is undefined (p-value NaN, not significant); "
-            "test='wilcoxon' can rank them; fewer than 30 paired cases: the test has little power, so 'inconclusive' "
-            "may only mean too few cases")
+    note = "every paired difference is +0.17: tested by the exact sign test, p = 2^(1 − 20)"
     text = comparison_markdown(c)
     assert "| slice | metric | n | base | head | difference | interval | p | adjusted p | verdict | note |" in text
     same = next(line for line in text.splitlines() if line.startswith("| same | m ↑"))
-    assert same.endswith("| – | – | – | ⚪ inconclusive | " + note.replace("_", "\\_") + " |")  # never cut
+    # binom.test(20, 20)$p.value = 2^-19 = 1.9e-06; Holm over the 2 slices: 3.8e-06
+    assert same.endswith("| +0.17 | \\[+0.17, +0.17\\] | 1.9e-06 | 3.8e-06 | 🟢 better | " + note + " |")  # never cut
     page = comparison_html(c, figure=False)
     # in HTML under the table, marked by a * on the slice's verdict (a column of sentences would not fit)
     assert f'<li>* <b>same · m ↑</b> — {note.replace(chr(39), "&#39;")}</li>' in page

@@ -34,7 +34,7 @@ def comparison():
     head = (rng.random((N, 3)) < np.clip(rate + 0.25, 0, 1)[:, None]).astype(float)
     quality = rng.uniform(0, 1, (N, 3))
     return compare_runs(run_of(base, quality, "20260101T000000000Z-0000000a"),
-                        run_of(head, quality + 0.01, "20260101T000000000Z-0000000b"))
+                        run_of(head, quality + rng.normal(0.0, 0.01, (N, 3)), "20260101T000000000Z-0000000b"))
 
 
 ORDER = ["exact_match ↑", "exact_match.pass^3 ↑", "exact_match.pass@3 ↑", "quality ↑"]
