@@ -15,6 +15,7 @@ from cogeval import EvalRun, RunStore
 
 SCRIPT = "<script>alert(1)</script>"
 N = 20
+DIRECTIONS = {"exact_match": True, "latency": False, "quality": True}
 
 
 def inputs() -> list[str]:
@@ -40,7 +41,7 @@ def make_run(side: str, *, name: str | None = None, started_at: str = "2026-01-0
         data = frame([0] + [1] * 19, 2.0 + noise[::-1], np.round(quality + shift, 3),
                      [f"{SCRIPT} head out 0"] + [f"head out {i}" for i in range(1, N)])
     return EvalRun.from_frame(data, name=name or side, started_at=started_at, run_id=run_id,
-                              directions={"latency": False})
+                              directions=DIRECTIONS)
 
 
 def make_store(path) -> RunStore:
@@ -52,7 +53,7 @@ def make_store(path) -> RunStore:
         data = run.to_frame().assign(quality=lambda f, b=bump: f["quality"] + b)
         store.save(EvalRun.from_frame(data[["input", "expected", "output", "exact_match", "latency", "quality"]],
                                       name="nightly", started_at=run.started_at, run_id=run.run_id,
-                                      directions={"latency": False}))
+                                      directions=DIRECTIONS))
     store.save(make_run("base", name="adhoc", started_at="2026-01-04T08:00:00Z", run_id="20260104T080000000Z-00000004"))
     store.save(make_run("head", name="head", started_at="2026-01-05T08:00:00Z", run_id="20260105T080000000Z-00000005"))
     return store

@@ -13,9 +13,9 @@ from cogeval.cli import main
 
 def write_runs(folder):
     base = EvalRun.from_frame(pd.DataFrame({"input": [f"q{i}" for i in range(30)], "exact_match": [1] * 20 + [0] * 10}),
-                              name="base", started_at="2026-01-01T00:00:00Z")
+                              directions={"exact_match": True}, name="base", started_at="2026-01-01T00:00:00Z")
     head = EvalRun.from_frame(pd.DataFrame({"input": [f"q{i}" for i in range(30)], "exact_match": [1] * 5 + [0] * 25}),
-                              name="head", started_at="2026-01-02T00:00:00Z")
+                              directions={"exact_match": True}, name="head", started_at="2026-01-02T00:00:00Z")
     return base.save(f"{folder}/"), head.save(f"{folder}/")
 
 

@@ -48,6 +48,7 @@ def saved(tmp_path_factory):
     runs, paths = [], []
     for day, (name, scores) in enumerate(frames.items(), start=1):
         run = EvalRun.from_frame(pd.DataFrame({"input": inputs, "passage": passages, **scores}), name=name,
+                                 directions={"quality": True, "exact_match": True},
                                  started_at=f"2026-01-0{day}T00:00:00Z")
         runs.append(run)
         paths.append(str(run.save(f"{folder}/")))

@@ -146,8 +146,14 @@ def test_compare_at_80_columns_cuts_no_name_number_or_verdict(runs, where):
 def test_compare_of_imported_runs_at_80_columns(imported):
     done = cogeval("compare", *map(str, imported))
     lines = fits(done.stdout)
-    [latency] = [line for line in lines if line.startswith("latency (s) ↓ ")]
+    # the role column left out, each informing row's name ends with ⁱ (issue 34, item 7): latency, cost and tokens,
+    # and the pass^2 and pass@2 rows, which inform though they follow the deciding metric they derive from
+    [latency] = [line for line in lines if line.startswith("latency (s) ↓ⁱ ")]
     assert latency.split()[-2:] == ["0.11", "inconclusive"]  # p and verdict, whole
+    marked = [line.split(" ↑ⁱ ")[0] for line in lines if " ↑ⁱ " in line]
+    assert marked == ["pass.pass^2", "pass.pass@2", "mentions_topic.pass^2", "mentions_topic.pass@2"]
+    assert not any(line.startswith(("pass ↑ ", "score ↑ ", "brevity ↑ ")) and "ⁱ" in line for line in lines)
+    assert "ⁱ informs: does not decide the verdict" in lines
     # the interval on the next line: the runs' 2 trials add pass^2 and pass@2 rows (issue 27), 7 informing in all
     assert "-0.0011" in latency and "[-0.003805, 0.001605] @99.3%" in lines[lines.index(latency) + 1]
     assert "base: terse / echo · 20261201T011707982Z-a3ac9736" in lines  # broken between parts, not inside one

@@ -29,6 +29,7 @@ from cogeval import _columns as col
 from cogeval import _numbers as numbers
 from cogeval._check import check_choice, check_probability, check_seed, describe
 from cogeval._text import as_text
+from cogeval.compare.directions import assumed_warnings, reads_as_cost
 from cogeval.compare.fragility import cluster_fragility, fragility
 from cogeval.compare.paired import (
     PairedSample,
@@ -54,6 +55,7 @@ from cogeval.compare.pairing import (
 )
 from cogeval.compare.result import (
     ERRORED_COLUMNS,
+    FAILED_SHARE,
     MetricComparison,
     RunComparison,
     RunInfo,
@@ -157,6 +159,7 @@ def compare_scores(
     metrics: Iterable[str] | None = None,
     decide_on: Iterable[str] | None = None,
     informing: Iterable[str] = (),
+    assumed: Iterable[str] = (),
     margins: Mapping[str, float] | None = None,
     cluster: _Clusters | None = None,
     cluster_name: str | None = None,
@@ -175,7 +178,9 @@ def compare_scores(
     ``case_error`` column (the target failed on that case and trial).
     ``directions`` maps each compared metric to ``higher_is_better``;
     ``decide_on`` names the metrics that decide the verdict (None: every
-    compared metric not in ``informing``), the others only inform; ``margins`` maps a metric to the
+    compared metric not in ``informing``), the others only inform; ``assumed`` names the metrics whose direction
+    nobody gave (:mod:`cogeval.compare.directions`: they are said to be assumed, and inform when their names
+    read as costs, unless ``decide_on`` names them); ``margins`` maps a metric to the
     smallest difference that matters (metric units); ``inputs`` maps case keys
     to inputs for the ``changes`` table, or is a function of units (a ``(case_key,
     occurrence)`` MultiIndex) giving the columns ``changes`` shows of them: ``input``,
@@ -237,8 +242,12 @@ def compare_scores(
     notes += [note for concerned, note in reliability_notes if set(concerned) & set(names)]
     explicit = metrics is not None
     directions = _check_directions(directions, names)
-    informing = set(informing) | set(derived)
+    assumed = [m for m in names if m in set(assumed)]
+    named, informing = set(check_decide_on(decide_on, names, [])), set(informing)
+    costs = [m for m in assumed if reads_as_cost(m) and m not in named and m not in informing]
+    informing |= set(derived) | set(costs)
     deciding = set(check_decide_on(decide_on, names, [m for m in names if m not in informing]))
+    notes += assumed_warnings(assumed, costs)
     margins = check_margins(margins, names)
     if alpha >= 0.5 and any(margins.values()):
         raise InputError(f"margins need alpha below 0.5: equivalence is shown by a 1 - 2·alpha interval; got alpha={alpha:g}")
@@ -251,6 +260,7 @@ def compare_scores(
         f"{len(pairing.added)}, none with the same case key (input, turns and expected), so nothing was compared "
         "and the verdict is inconclusive"]
     errored = _sides(pairing.base_errored, pairing.head_errored)
+    notes = _failed_warnings(pairing) + notes  # a run that failed first: the verdict counts those failures
 
     failed_trials = [_unscored_trials(frame, coded, pairing.units, names) for frame, coded in zip((base, head), codes)]
     samples: dict[str, PairedSample] = {}
@@ -267,7 +277,7 @@ def compare_scores(
     holm = _holm(tests, deciding, alpha)
     one_sided = pairing.base_errored != pairing.head_errored
     results = {name: _metric(name, samples[name], tested, holm, directions[name], name in deciding,
-                             margins.get(name, 0.0), alpha, derived.get(name), cluster is not None)
+                             margins.get(name, 0.0), alpha, derived.get(name), cluster is not None, name in assumed)
                for name, tested in tests.items()}
     for name, m in results.items():
         improved, regressed = _moved_counts(pairing, name, samples[name], one_sided, m.higher_is_better)
@@ -448,7 +458,7 @@ def _holm(tests: Mapping[str, PairedTest], deciding: set[str], alpha: float) -> 
 
 def _metric(name: str, sample: PairedSample, tested: PairedTest, holm: Mapping[str, tuple[float, float, int]],
             up: bool, decides: bool, margin: float, alpha: float, derived_from: str | None,
-            clustered: bool) -> MetricComparison:
+            clustered: bool, assumed: bool) -> MetricComparison:
     """One metric's comparison from its sample and test: interval, verdict, power and fragility."""
     adjusted, level, family_size = holm[name]
     significant = bool(adjusted < alpha)
@@ -471,7 +481,7 @@ def _metric(name: str, sample: PairedSample, tested: PairedTest, holm: Mapping[s
         margin=margin, ci_level=1 - level if not math.isnan(level) else math.nan, mde=planned.mde,
         n_needed=planned.n_needed, fragility=fragile, derived_from=derived_from,
         clusters=sample.groups if clustered else None, design_effect=sample.design_effect if clustered else math.nan,
-        clusters_needed=planned.clusters_needed,
+        clusters_needed=planned.clusters_needed, direction_assumed=assumed,
     )
 
 
@@ -546,6 +556,20 @@ def _cluster_warnings(metrics: Iterable[MetricComparison], name: str | None) -> 
 
 _MIN_CLUSTERS = 10
 """Fewer clusters than this give a warning."""
+
+
+def _failed_warnings(pairing: Pairing) -> list[str]:
+    """A run whose target failed on at least :data:`~cogeval.compare.result.FAILED_SHARE` of the matched cases."""
+    matched = len(pairing.units)
+    warnings = []
+    for side, failed in (("head", pairing.head_errored), ("base", pairing.base_errored)):
+        count = int(np.count_nonzero(failed))
+        if count and count >= FAILED_SHARE * matched:
+            warnings.append(
+                f"The {side} run's target failed on {count} of the {matched} matched cases "
+                f"({numbers.percent(count / matched)}): they score 0 on higher-is-better metrics and are left out "
+                "of lower-is-better ones, so the verdict counts those failures; see .errored for the cases")
+    return warnings
 
 
 def _power_warnings(metrics: Iterable[MetricComparison], tests: Mapping[str, PairedTest]) -> list[str]:

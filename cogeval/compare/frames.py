@@ -46,7 +46,10 @@ def compare_frames(
 
     ``metrics`` are the score columns (wide form; default: every numeric column but ``by``, ``case``
     and ``trial``), or the metrics to keep of a long table (``metric`` and ``score`` columns).
-    ``directions`` maps a metric to ``higher_is_better`` (default True; never guessed from the name).
+    ``directions`` maps a metric to ``higher_is_better``. A metric it does not name is taken as higher-is-better
+    with its direction *assumed*: a warning names it, and one whose name reads as a cost (``latency_s``,
+    ``cost_usd``, ``tokens``...) informs instead of deciding unless ``decide_on`` names it (never guessed from
+    the name: ``docs/comparing.md``, Directions nobody gave).
     An ``input`` column, when present, fills ``changes``. ``cluster`` names a column that groups the cases
     (a passage, a conversation), one value per case: whole clusters are then the independent units
     (``docs/statistics-clusters.md``); without it, a text or integer column that groups the cases and
@@ -78,6 +81,7 @@ def compare_frames(
         inputs = {str(k): v for k, v in zip(frame[case], frame[col.INPUT])}
     return compare_scores(
         sides["base"], sides["head"], directions={m: True for m in names} | dict(directions or {}),
+        assumed=[m for m in names if m not in (directions or {})],
         inputs=inputs, base_info=RunInfo(str(base), str(base), None), head_info=RunInfo(str(head), str(head), None),
         cluster=cluster, groupings=None if cluster is not None else _groupings(frame, by, case, names),
         **options,

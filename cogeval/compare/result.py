@@ -19,6 +19,7 @@ from cogeval import _numbers as numbers
 from cogeval._check import describe
 from cogeval._html import badge, escape, format_value, html_table, key_value_table, safe_html
 from cogeval._text import short_input
+from cogeval.compare.directions import arrow
 from cogeval.errors import InputError
 from cogeval.stats import Interval
 
@@ -297,7 +298,9 @@ class RunComparison:
         >>> import pandas as pd
         >>> from cogeval import EvalRun, compare_runs
         >>> run = lambda s: EvalRun.from_frame(pd.DataFrame({"input": [str(i) for i in range(40)], "exact_match": s}))
-        >>> compare_runs(run([0] * 40), run([1] * 40)).headline()
+        >>> compare_runs(run([0] * 40), run([1] * 40)).headline()  # the table gave no direction: it says so
+        'head is better: better on exact_match (α = 0.05, 40 matched cases); assumed higher-is-better (no direction given): exact_match'
+        >>> compare_runs(run([0] * 40), run([1] * 40), directions={"exact_match": True}).headline()
         'head is better: better on exact_match (α = 0.05, 40 matched cases)'
         """
         return headline(self)
@@ -305,7 +308,7 @@ class RunComparison:
     @safe_html
     def _repr_html_(self) -> str:
         rows = {role: [
-            {col.METRIC: f"{name} {'↑' if m.higher_is_better else '↓'}", "verdict": _VERDICT_BADGES[m.verdict],
+            {col.METRIC: f"{name} {arrow(m.higher_is_better, m.direction_assumed)}", "verdict": _VERDICT_BADGES[m.verdict],
              col.DIFFERENCE: m.difference, "interval": interval_text(m), "adjusted p": m.adjusted_p_value,
              col.BASE: m.base, col.HEAD: m.head, col.N: m.n, "improved / regressed": f"{m.n_improved} / {m.n_regressed}"}
             for name, m in self.metrics.items() if m.role == role] for role in _REPR_CAPTIONS}
@@ -422,19 +425,46 @@ def verdict_note(m: MetricComparison) -> str:
 
 def headline(comparison: RunComparison) -> str:
     """The run's verdict in one sentence (see :meth:`RunComparison.headline`), then what weakens it: deciding
-    metrics shown better or worse that are fragile (:func:`is_fragile`) or within rerun noise (:func:`_noise_text`).
+    metrics shown better or worse whose direction was assumed (nobody gave it), metrics that moved but inform
+    because their direction was not given and their names read as costs, deciding ones that are fragile
+    (:func:`is_fragile`) or within rerun noise (:func:`_noise_text`), and the cases that errored.
 
     >>> import pandas as pd
     >>> from cogeval import EvalRun, compare_runs
-    >>> run = lambda s: EvalRun.from_frame(pd.DataFrame({"input": [str(i) for i in range(10)], "exact_match": s}))
+    >>> run = lambda s: EvalRun.from_frame(pd.DataFrame({"input": [str(i) for i in range(10)], "exact_match": s}),
+    ...                                    directions={"exact_match": True})
     >>> headline(compare_runs(run([0] * 10), run([1] * 6 + [0] * 4)))  # binom.test(6, 6): p = 0.031; (5, 5): 0.062
     'head is better: better on exact_match (α = 0.05, 10 matched cases); fragile: exact_match is not significant without its 1 most supporting case of 10'
     """
     decided = [m for m in comparison.metrics.values() if m.role == "decides" and m.verdict in ("better", "worse")]
-    caveats = [f"fragile: {m.metric} is {_fragility_text(m)}" for m in decided if is_fragile(m)]
+    assumed = [m.metric for m in decided if m.direction_assumed]
+    withheld = [m.metric for m in comparison.metrics.values() if m.role == "informs" and m.direction_assumed
+                and m.derived_from is None and m.verdict in ("better", "worse")]
+    caveats = [f"assumed higher-is-better (no direction given): {', '.join(assumed)}"] if assumed else []
+    caveats += [f"not deciding, no direction given: {', '.join(withheld)}"] if withheld else []
+    caveats += [f"fragile: {m.metric} is {_fragility_text(m)}" for m in decided if is_fragile(m)]
     caveats += [f"{m.metric}'s {_noise_text(m)}" for m in decided if _noise_text(m)]
     caveats += [clustered_text(comparison)] if comparison.cluster is not None else []
+    caveats += [_failed_text(comparison)] if _failed_text(comparison) else []
     return _verdict_sentence(comparison) + "".join(f"; {c}" for c in caveats)
+
+
+FAILED_SHARE = 0.01
+"""A run whose target failed on at least this share of the matched cases says so in the headline and warnings."""
+
+
+def _failed_text(comparison: RunComparison) -> str:
+    """``"60 of 300 cases errored in head, scored 0"`` when the target failed on at least :data:`FAILED_SHARE`
+    of the matched cases in a run (each run that did); ``""`` otherwise. A case that errored scores 0 on a
+    higher-is-better metric (:mod:`cogeval.compare.pairing`)."""
+    matched = comparison.matched
+    sides = [(side, count) for side, count in (("head", comparison.n_errored_head), ("base", comparison.n_errored_base))
+             if count and count >= FAILED_SHARE * matched]
+    if not sides:
+        return ""
+    parts = [f"{numbers.count(count)} {'in' if i else f'of {numbers.count(matched)} cases errored in'} {side}"
+             for i, (side, count) in enumerate(sides)]
+    return ", ".join(parts) + ", scored 0"
 
 
 def clustered_text(comparison: RunComparison) -> str:

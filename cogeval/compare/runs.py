@@ -40,6 +40,7 @@ from cogeval.compare.pairing import (
 from cogeval.compare.result import MetricComparison, RunComparison, RunInfo
 from cogeval.compare.slices import slice_labels, slice_table, slice_warnings
 from cogeval.data import Case, EvalRun
+from cogeval.data.from_frame import check_directions
 from cogeval.data.gc_pause import paused_gc
 from cogeval.data.runfile import as_run
 from cogeval.errors import InputError
@@ -145,6 +146,7 @@ def compare_runs(
     by: str | Callable[[Case], Any] | None = None,
     noise: Any = None,
     cluster: str | Callable[[Case], Any] | None = None,
+    directions: Mapping[str, bool] | None = None,
 ) -> RunComparison:
     """Compare ``head`` against ``base`` metric by metric on the cases both ran.
 
@@ -173,6 +175,11 @@ def compare_runs(
       ``fragility`` in clusters; slices are tested on their own clusters. A case without the field is an
       error naming it. Without ``cluster``, a metadata field that groups the cases and clusters a deciding
       metric (design effect above 1.5) gets a warning naming it (``docs/statistics-clusters.md``).
+    - ``directions``: ``{"latency_s": False}``, a metric's ``higher_is_better`` where the runs do not give it
+      (a table read by ``EvalRun.from_frame`` without ``directions``, an imported score) or give it wrongly; it
+      overrides the runs'. A metric whose direction neither run gives is assumed higher-is-better, and the
+      warnings say so; one whose name reads as a cost (``latency_s``, ``cost_usd``, ``tokens``...) informs
+      instead of deciding until its direction is given (``docs/comparing.md``, Directions nobody gave).
     - ``noise``: a :class:`~cogeval.NoiseReport` of reruns (:func:`~cogeval.noise_report`). Each metric it
       measured gets ``noise_margin`` (its ``suggested_margin``) and ``beyond_noise`` (``|difference|`` above
       it), and the headline says so when a decided difference is within that margin.
@@ -193,16 +200,19 @@ def compare_runs(
     (base_scores, base_codes), (head_scores, head_codes) = (
         _compared_scores(*sides) for sides in zip(results.runs, results.tables, results.codes))
     codes = [base_codes, head_codes]
-    # A scored metric without a config entry (a hand-written file) is higher-is-better, as MetricRecord's default.
-    scored = dict.fromkeys([*metrics_of(base_scores), *metrics_of(head_scores)], True)
-    directions = {**scored, **head_run.directions, **base_run.directions}
+    # A metric no run gives a direction (no config entry, or one that does not say) is assumed higher-is-better.
+    named = list(dict.fromkeys([*metrics_of(base_scores), *metrics_of(head_scores), *head_run.directions,
+                                *base_run.directions]))
+    given = {**_given_directions(head_run), **_given_directions(base_run),
+             **check_directions(directions, named, "runs")}
+    directions = {**dict.fromkeys(named, True), **given}
     statistical = [m.name for run in (base_run, head_run) for m in run.config.statistical_metrics]
     cluster = check_cluster(cluster)
     unit_clusters = None if cluster is None else functools.partial(results.clusters, cluster)
     comparison = compare_scores(
         base_scores, head_scores,
-        directions=directions, alpha=alpha, test=test, seed=seed, metrics=metrics,
-        decide_on=decide_on, informing=statistical, margins=margins, inputs=results.describe,
+        directions=directions, alpha=alpha, test=test, seed=seed, metrics=metrics, decide_on=decide_on,
+        informing=statistical, assumed=[m for m in named if m not in given], margins=margins, inputs=results.describe,
         cluster=unit_clusters, cluster_name=cluster_name(cluster),
         groupings=functools.partial(results.groupings, skip=by if isinstance(by, str) else None),
         base_info=RunInfo(base_run.run_id, base_run.name, base_run.started_at),
@@ -227,6 +237,13 @@ def compare_runs(
         if isinstance(by, str) and by == cluster else []
     return dataclasses.replace(comparison, slices=table, by=by if isinstance(by, str) else _name(by),
                                warnings=[*comparison.warnings, *same, *slice_warnings(table)])
+
+
+def _given_directions(run: EvalRun) -> dict[str, bool]:
+    """``higher_is_better`` of every metric whose direction the run gives: not assumed, or lower-is-better (which
+    is never assumed, so a record set to False after it was read gives its direction)."""
+    return {m.name: m.higher_is_better for m in [*run.config.metrics, *run.config.statistical_metrics]
+            if not (m.direction_assumed and m.higher_is_better)}
 
 
 def _compared_scores(run: EvalRun, results: pd.DataFrame, codes: UnitCodes) -> tuple[pd.DataFrame, UnitCodes]:
@@ -621,8 +638,7 @@ def _has_values(run: EvalRun, metric: str) -> bool:
 
 
 def _direction_warnings(base: EvalRun, head: EvalRun) -> list[str]:
-    old: Mapping[str, bool] = base.directions
-    new: Mapping[str, bool] = head.directions
+    old, new = _given_directions(base), _given_directions(head)
     return [
         f"Metric {name!r} is higher-is-better in the {'base' if old[name] else 'head'} run only; "
         "the base run's direction was used"

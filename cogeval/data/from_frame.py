@@ -13,11 +13,13 @@ The rules of a frame, in the order they apply:
 - any other column (``topic``, ``difficulty``...) is a field of the case's
   ``metadata``, so ``compare_runs(..., by="topic")`` and every per-case table keep it;
 - a score is a number or numeric text; a missing one is NaN;
-- every metric is higher-is-better unless ``directions`` says otherwise.
+- every metric is higher-is-better unless ``directions`` says otherwise; a metric ``directions`` does not name
+  has its direction *assumed* (``direction_assumed`` in the run file), and a comparison says so, or lets it
+  only inform when its name reads as a cost (``docs/comparing.md``, Directions nobody gave).
 
 >>> data = run_data_from_frame(pd.DataFrame({"input": ["2+2"], "quality": [1.0]}), run_id="20261022T101530123Z-1a2b3c4d")
 >>> data["results"][0]["scores"], data["config"]["metrics"]
-([{'metric': 'quality', 'score': 1.0}], [{'name': 'quality', 'higher_is_better': True, 'kind': 'case'}])
+([{'metric': 'quality', 'score': 1.0}], [{'name': 'quality', 'higher_is_better': True, 'kind': 'case', 'direction_assumed': True}])
 """
 
 from __future__ import annotations
@@ -105,7 +107,8 @@ def run_data_from_frame(
         "started_at": started, "finished_at": started, "name": name,
         "metadata": check_json_metadata("metadata", metadata),
         "config": {
-            "metrics": [{"name": m, "higher_is_better": directions.get(m, True), "kind": "case"} for m in names],
+            "metrics": [{"name": m, "higher_is_better": directions.get(m, True), "kind": "case"}
+                        | ({} if m in directions else {"direction_assumed": True}) for m in names],
             "trials": max((ident[2] + 1 for ident in results), default=1),
             "target": {"type": "frame"},
         },

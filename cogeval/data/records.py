@@ -175,11 +175,28 @@ class MetricRecord(_Record):
     """The arguments the metric was made with."""
     kind: str = "case"
     """``"case"`` for a per-case metric, ``"run"`` for a statistical one; other values from other implementations are kept."""
+    direction_assumed: bool = Field(False, exclude_if=operator.not_)
+    """Nobody gave the direction (a table's column read without ``directions=``, a score imported without one, a
+    bare name in the format's own form), so ``higher_is_better`` is the assumed True and a comparison says so;
+    written only when True."""
+
+
+_GIVEN = ("higherIsBetter", "higher_is_better", "directionAssumed", "direction_assumed")
+"""The keys of a metric's entry that say whether its direction was given."""
 
 
 def _named_metric(value: Any) -> Any:
-    """The format's own form of a metric, its name alone, as the record of a metric with that name."""
-    return {"name": value} if isinstance(value, str) else value
+    """A metric's entry as its record: the format's own form, its name alone, is the record of a metric with that
+    name; an entry that does not say its direction has it assumed (``direction_assumed``).
+
+    >>> _named_metric("exactMatch"), _named_metric({"name": "latency", "higherIsBetter": False})
+    ({'name': 'exactMatch', 'directionAssumed': True}, {'name': 'latency', 'higherIsBetter': False})
+    """
+    if isinstance(value, str):
+        value = {"name": value}
+    if isinstance(value, dict) and not any(key in value for key in _GIVEN):
+        return {**value, "directionAssumed": True}
+    return value
 
 
 Metrics = list[Annotated[MetricRecord, BeforeValidator(_named_metric)]]

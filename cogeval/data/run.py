@@ -582,7 +582,8 @@ class EvalRun(_Record):
         Cases are ``case_key`` or ``input`` (and ``expected``), with optional ``occurrence`` and ``trial``.
         Long form: ``metric`` and ``score`` columns. Wide form: the ``metrics`` columns, or every other
         column of numbers, hold scores. Any other column (``topic``...) goes into the case's metadata.
-        ``directions`` maps metrics to ``higher_is_better`` (default True, never guessed from the name).
+        ``directions`` maps metrics to ``higher_is_better``; a metric it does not name is taken as higher-is-better
+        with its direction *assumed*, which comparisons say (never guessed from the name).
         The rules in full: :mod:`cogeval.data.from_frame`.
 
         >>> frame = pd.DataFrame({"input": ["2+2", "3+3"], "quality": [1.0, 0.5], "latency": [0.2, 0.4],

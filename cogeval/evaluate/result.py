@@ -22,6 +22,7 @@ import dataclasses
 import math
 import os
 import pathlib
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -109,20 +110,33 @@ class EvalSuiteResult:
         if stats.total > 0 and stats.errors == stats.total:
             first = next((r.error for r in self.results if r.error is not None), None)
             reasons.append(f"every case errored ({stats.errors} of {stats.total})" + _first(first))
+        return reasons + list(self._failed_metrics().values())
+
+    def _failed_metrics(self) -> dict[str, str]:
+        """The per-case metrics with no score on any case, each with its sentence of :attr:`failures`."""
+        reasons: dict[str, str] = {}
         if not any(r.scores for r in self.results):
             return reasons
         for name in self.metric_names:
+            if any(not _missing(r.scores[name].value) for r in self.results if name in r.scores):
+                continue  # the first score found ends the search
             cells = [r.scores.get(name) for r in self.results if r.scores]  # an interrupted run: only scored answers
-            if any(s is not None and not _missing(s.value) for s in cells):
-                continue
             errors = [s for s in cells if s is not None and s.error is not None]
             judged = any(isinstance(s.details, Mapping) and "judge_usage" in s.details for s in errors)
-            parts = [f"{len(errors)} {'judge errors' if judged else 'errors'}"] if errors else []
+            kind = f"{'judge ' if judged else ''}error{'' if len(errors) == 1 else 's'}"
+            parts = [f"{len(errors)} {kind}"] if errors else []
             if len(cells) > len(errors):
                 parts.append(f"{len(cells) - len(errors)} NaN scores without an error")
             first = _first(_unprefixed(str(errors[0].error), f"metric {name!r} ")) if errors else ""
-            reasons.append(f"metric {name!r} has no score on any case: {' and '.join(parts)}{first}")
+            reasons[name] = f"metric {name!r} has no score on any case: {' and '.join(parts)}{first}"
         return reasons
+
+    def _warn_failed_metrics(self, stacklevel: int = 2) -> None:
+        """One ``UserWarning`` per per-case metric with no score on any case (see :attr:`failures`), naming the
+        run (so a rerun's warning is never swallowed as a repeat); the suite's runs call it as they end."""
+        for reason in self._failed_metrics().values():
+            warnings.warn(f"run {self.run_id}: {reason}; the run failed (exit_code {EXIT_RUN_FAILED}; see "
+                          "result.failures and result.metric_errors_frame)", UserWarning, stacklevel=stacklevel + 1)
 
     @property
     def passed(self) -> bool:
@@ -143,8 +157,16 @@ class EvalSuiteResult:
 
     def __repr__(self) -> str:
         """A short line: the run's id and name and the number of results, never every record (asyncio reprs a
-        finished task's result when ``asyncio.run`` ends, so a long repr would slow every run down)."""
-        return f"EvalSuiteResult(run_id={self.run_id!r}, name={self.name!r}, results={len(self.results)})"
+        finished task's result when ``asyncio.run`` ends, so a long repr would slow every run down); a failed
+        run (:attr:`failures`) ends with ``FAILED:`` and why, without the first errors."""
+        failed = self._failed_metrics()
+        others = [_unfirsted(reason) for reason in self.failures if reason not in failed.values()]
+        names = ", ".join(map(repr, failed))
+        if failed:
+            others.append(f"metric {names} has no score on any case" if len(failed) == 1 else
+                          f"metrics {names} have no score on any case")
+        why = f", FAILED: {cut('; '.join(others), 300)}" if others else ""
+        return f"EvalSuiteResult(run_id={self.run_id!r}, name={self.name!r}, results={len(self.results)}{why})"
 
     # -- read from the run ------------------------------------------------------------
 
@@ -312,6 +334,11 @@ def _missing(value: Any) -> bool:
 
 def _unprefixed(text: str, prefix: str) -> str:
     return text[len(prefix):] if text.startswith(prefix) else text
+
+
+def _unfirsted(reason: str) -> str:
+    """A reason of :attr:`EvalSuiteResult.failures` without its ``", first: <error>"``."""
+    return reason.split(", first: ", 1)[0]
 
 
 def _first(error: Any, limit: int = 200) -> str:

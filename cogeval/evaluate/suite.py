@@ -204,14 +204,29 @@ class EvalSuite:
           trials); the run records ``shard``, the whole dataset's fingerprint and case count, and
           checks no assertions (they judge the whole run). :func:`~cogeval.merge_runs` makes the
           shards one run (docs/distributed.md). A shard resumes only from a run of the same shard.
+
+        A per-case metric with no score on any case (every judge call failed, say) fails the run
+        (:attr:`~EvalSuiteResult.failures`, ``exit_code`` 2) and gets a ``UserWarning`` when the run ends.
         """
-        return run_sync(self.arun(max_cases, resume=resume, retry_errors=retry_errors, checkpoint=checkpoint,
-                                  checkpoint_every=checkpoint_every, rescore_changed=rescore_changed, shard=shard))
+        result: EvalSuiteResult = run_sync(self._arun(
+            max_cases, resume=resume, retry_errors=retry_errors, checkpoint=checkpoint,
+            checkpoint_every=checkpoint_every, rescore_changed=rescore_changed, shard=shard))
+        result._warn_failed_metrics()
+        return result
 
     async def arun(self, max_cases: int | None = None, *, resume: Any = None, retry_errors: bool = True,
                    checkpoint: str | os.PathLike[str] | None = None, checkpoint_every: float = 30.0,
                    rescore_changed: bool = False, shard: tuple[int, int] | None = None) -> EvalSuiteResult:
         """Async form of :meth:`run`."""
+        result = await self._arun(max_cases, resume=resume, retry_errors=retry_errors, checkpoint=checkpoint,
+                                  checkpoint_every=checkpoint_every, rescore_changed=rescore_changed, shard=shard)
+        result._warn_failed_metrics()
+        return result
+
+    async def _arun(self, max_cases: int | None = None, *, resume: Any = None, retry_errors: bool = True,
+                    checkpoint: str | os.PathLike[str] | None = None, checkpoint_every: float = 30.0,
+                    rescore_changed: bool = False, shard: tuple[int, int] | None = None) -> EvalSuiteResult:
+        """:meth:`arun` without its warnings, which :meth:`run` gives in the caller's thread."""
         part = None if shard is None else check_shard(shard)
         keeper = None if checkpoint is None else Checkpoint(checkpoint, checkpoint_every)
         [result] = await _run_suites([self], max_cases, resume=resume, retry_errors=retry_errors, checkpoint=keeper,
@@ -335,9 +350,12 @@ async def arun_interleaved(suites: Sequence[EvalSuite], max_cases: int | None = 
     start time, and its end and duration when its scoring is done. Cancelling
     (or Ctrl-C under ``run_sync``) raises
     :class:`~cogeval.execution.RunInterrupted` with every target's finished
-    outcomes in ``by_target``.
+    outcomes in ``by_target``. A per-case metric with no score on any case warns as in :meth:`EvalSuite.run`.
     """
-    return await _run_suites(suites, max_cases)
+    results = await _run_suites(suites, max_cases)
+    for result in results:
+        result._warn_failed_metrics()
+    return results
 
 
 async def _run_suites(suites: Sequence[EvalSuite], max_cases: int | None, *, resume: Any = None,

@@ -129,6 +129,12 @@ class ChatTarget(Target):
         """The ``/v1`` URL requests go to: ``base_url``, else ``OPENAI_BASE_URL``, else OpenAI's."""
         return self.base_url or os.environ.get("OPENAI_BASE_URL") or _OPENAI_URL
 
+    @property
+    def missing_openai_key(self) -> bool:
+        """True when requests go to OpenAI's own endpoint (no ``base_url``, no ``OPENAI_BASE_URL``) without an API
+        key (none given, ``OPENAI_API_KEY`` unset when the target was made): every such call is refused."""
+        return self._api_key == _PLACEHOLDER_API_KEY and self.server_url == _OPENAI_URL
+
     async def prepare(self) -> None:
         """Import ``openai`` and create this event loop's client, outside any call's timeout."""
         await self._client()
@@ -236,6 +242,28 @@ class ChatTarget(Target):
             tool_calls=tool_calls,
             trace_id=_field(completion, "id"),
         )
+
+
+def connection_refused(error: BaseException) -> bool:
+    """Whether ``error`` (openai's ``APIConnectionError``, httpx's ``ConnectError``...) is a request that no server
+    answered because the connection was refused (``ConnectionRefusedError`` among its causes): nothing listens at
+    the endpoint's address and port.
+
+    >>> refused = OSError("All connection attempts failed")
+    >>> refused.__context__ = ConnectionRefusedError(111, "Connect call failed")
+    >>> connection_refused(refused), connection_refused(TimeoutError())
+    (True, False)
+    """
+    if getattr(error, "status_code", None) is not None:  # a server answered
+        return False
+    seen: set[int] = set()
+    found: BaseException | None = error
+    while found is not None and id(found) not in seen:
+        if isinstance(found, ConnectionRefusedError):
+            return True
+        seen.add(id(found))
+        found = found.__cause__ or found.__context__
+    return False
 
 
 async def _close_with_loop(client: Any, target: weakref.ref[ChatTarget],

@@ -14,7 +14,7 @@ exception, tokens, duration) and its scorers' feedback. The rules of the mapping
 - **each feedback key is a metric**, True/False scoring 1/0, unless the key only
   ever carries a categorical ``value`` (a label): labels are kept, not scored;
   AG2 records no direction, so every metric is higher-is-better unless
-  ``directions`` says otherwise;
+  ``directions`` says otherwise, with its direction *assumed* (comparisons say so);
 - the output is the text of the last ``ModelResponse`` event; the exception is the
   error; the trace (events, tokens, budget violation, trace ref) is kept with the
   result under the key ``ag2``.
@@ -234,7 +234,8 @@ def _run(data: dict[str, Any], tasks: list[dict[str, Any]], metrics: list[str], 
         "started_at": started, "finished_at": _finished(started, seconds),
         "name": data.get("label"), "metadata": _run_metadata(data, models),
         "config": {
-            "metrics": [{"name": m, "higher_is_better": directions.get(m, True), "kind": "case"} for m in metrics],
+            "metrics": [{"name": m, "higher_is_better": directions.get(m, True), "kind": "case"}
+                        | ({} if m in directions else {"direction_assumed": True}) for m in metrics],
             "trials": max((r["trial"] + 1 for r in records), default=1),
             "concurrency": int(data.get("concurrency") or 1),
             "target": {"type": "ag2", "name": data.get("target"), "model": models[0] if len(models) == 1 else None},

@@ -18,7 +18,8 @@ gives it field by field):
   one filter and ``metric,filter`` (lm-eval's own naming) when it has several;
   the output is the first filter's filtered response;
 - a metric's **direction** is the results file's ``higher_is_better`` (or its task
-  config's ``metric_list``), else higher-is-better.
+  config's ``metric_list``), else higher-is-better with the direction *assumed*
+  (``direction_assumed``: comparisons say so).
 
 >>> _metric_name("exact_match", "strict-match", several_filters=True)
 'exact_match,strict-match'
@@ -271,7 +272,7 @@ def _run(lines: list[tuple[int, dict[str, Any]]], where: str, path: pathlib.Path
         "started_at": started, "finished_at": _finished(started, seconds),
         "name": model, "metadata": _run_metadata(task, model, path, results_path, summary),
         "config": {
-            "metrics": [{"name": names[pair], "higher_is_better": _direction(summary, task, pair[0]),
+            "metrics": [{"name": names[pair], **_direction(summary, task, pair[0]),
                          "params": _params(summary, task, *pair), "kind": "case"} for pair in metrics],
             "trials": max(len(t) for t in trials.values()), "concurrency": 1,
             "target": {"type": "lm-eval", "model": model, "task": task},
@@ -440,12 +441,14 @@ def _metric_entry(summary: Mapping[str, Any] | None, task: str | None, metric: s
     return next((e for e in entries if isinstance(e, dict) and e.get("metric") == metric), {})
 
 
-def _direction(summary: Mapping[str, Any] | None, task: str | None, metric: str) -> bool:
+def _direction(summary: Mapping[str, Any] | None, task: str | None, metric: str) -> dict[str, bool]:
+    """The direction fields of a metric's record: the results file's ``higher_is_better``, else assumed True."""
     declared = _task_section(summary, "higher_is_better", task)
     higher = declared.get(metric) if isinstance(declared, dict) else None
     if not isinstance(higher, bool):
         higher = _metric_entry(summary, task, metric).get("higher_is_better")
-    return higher if isinstance(higher, bool) else True
+    return {"higher_is_better": higher} if isinstance(higher, bool) else {"higher_is_better": True,
+                                                                         "direction_assumed": True}
 
 
 def _params(summary: Mapping[str, Any] | None, task: str | None, metric: str, filter_name: str) -> dict[str, Any]:

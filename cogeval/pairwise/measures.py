@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from cogeval import _columns as col
+from cogeval._html import key_value_table, safe_html
+from cogeval._text import cut, one_line
 from cogeval.pairwise.verdict import PairTask, Verdict
 from cogeval.stats import Interval, cohen_kappa, mcnemars_test
 from cogeval.stats.result import StatResult
@@ -58,8 +60,21 @@ class WinRate(StatResult):
     1 when there are none."""
     missing: int = 0
     """Cases with no verdict (a failed judge call, an unusable answer, a missing label); not in n."""
+    failure: str | None = dataclasses.field(default=None, compare=False)
+    """Why no case has a verdict, when none has one for a reason other than a label still to give (every judge
+    call failed, say): then ``repr`` and the display say ``FAILED`` and why; else ``None``. Not a ``to_frame`` column."""
 
     test: ClassVar[str] = "sign"
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self) if f.name != "failure")
+        failed = "" if self.failure is None else f"FAILED: {cut(one_line(self.failure), 300)}, "
+        return f"WinRate({failed}{fields})"
+
+    @safe_html
+    def _repr_html_(self) -> str:
+        title = "WinRate" if self.failure is None else f"WinRate FAILED: {self.failure}"
+        return key_value_table(title, self.to_dict())
 
     @property
     def statistic(self) -> int:
@@ -69,7 +84,7 @@ class WinRate(StatResult):
     def to_dict(self) -> dict[str, Any]:
         low, high = self.ci if self.ci is not None else (math.nan, math.nan)
         row = dataclasses.asdict(self)
-        del row["ci"]
+        del row["ci"], row["failure"]
         return self.stacked({"rate": row.pop("rate"), col.CI_LOW: low, col.CI_HIGH: high, **row})
 
 

@@ -19,6 +19,7 @@ import dataclasses
 import math
 import os
 import pathlib
+import warnings
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -97,6 +98,22 @@ class PairwiseResult:
         why: ``"no pair was decided by 'quality' (4 of 4 tasks without a verdict: 4 judge errors, first: ...)"``."""
         return [text for text in map(self._undecided, self.verdicts) if text is not None]
 
+    def _failures(self) -> dict[str, str]:
+        """The comparators that decided no pair for a reason other than labels still to give (every judge call
+        failed, say), each with its sentence of :attr:`warnings`."""
+        failed = {}
+        for key, verdicts in self.verdicts.items():
+            undecided = self._undecided(key)
+            if undecided is not None and verdicts and all(v.error != NOT_LABELLED_YET for v in verdicts):
+                failed[key] = undecided
+        return failed
+
+    def _warn_failures(self, stacklevel: int = 2) -> None:
+        """One ``UserWarning`` per comparator of :meth:`_failures`, naming the result; the runners call it."""
+        for reason in self._failures().values():
+            warnings.warn(f"pairwise result {self.id}: {reason}; its win rate is undefined (FAILED)", UserWarning,
+                          stacklevel=stacklevel + 1)
+
     def _undecided(self, key: str) -> str | None:
         """Why comparator ``key`` has no verdict on any task, or ``None`` when it decided at least one."""
         verdicts = self.verdicts[key]
@@ -123,10 +140,11 @@ class PairwiseResult:
         a, b = self.names
         named = "" if self.label is None else f" {self.label!r}"
         lines = [f"PairwiseResult {self.id}{named}: {b} (B) vs {a} (A), {len(self.tasks)} tasks"]
+        failed = self._failures()
         for key in self.verdicts:
             undecided = self._undecided(key)
             if undecided is not None:
-                lines.append(f"  {undecided}")
+                lines.append(f"  {'FAILED: ' if key in failed else ''}{undecided}")
                 continue
             win = self.win_rate(key)
             low, high = win.ci if win.ci is not None else (math.nan, math.nan)
@@ -146,8 +164,10 @@ class PairwiseResult:
         raise InputError(f"no comparator has the key {describe(key)}; the keys are {listed}")
 
     def win_rate(self, key: str | None = None) -> WinRate:
-        """B's win rate by comparator ``key`` (may be left out when there is one comparator); see :class:`WinRate`."""
-        return win_rate_of(self.verdicts[self._key(key)])
+        """B's win rate by comparator ``key`` (may be left out when there is one comparator); see :class:`WinRate`
+        (its ``failure`` says why when the comparator decided no pair, not for want of labels)."""
+        key = self._key(key)
+        return dataclasses.replace(win_rate_of(self.verdicts[key]), failure=self._failures().get(key))
 
     def flips(self, key: str | None = None) -> Flips:
         """Cases where the two presentation orders disagreed, and a binomial test of position bias; see :class:`Flips`.
@@ -255,7 +275,9 @@ class PairwiseResult:
             if row[col.N] == 0:
                 row[col.P_VALUE] = None
         table = html_table(rows, list(summary.columns), caption=caption)
-        notes = "".join(f"<li>{escape(text)}</li>" for text in self.warnings)
+        failed = set(self._failures().values())
+        notes = "".join(f"<li>{'<strong>FAILED</strong>: ' if text in failed else ''}{escape(text)}</li>"
+                        for text in self.warnings)
         notes = f'<div class="cogeval"><ul>{notes}</ul></div>' if notes else ""
         cases = self.to_frame()[[TASK_ID, col.INPUT, COMPARATOR, col.WINNER, FLIPPED, col.ERROR]]
         verdicts = html_table(cases.to_dict("records"), list(cases.columns), caption="Verdicts", max_rows=10)

@@ -125,7 +125,10 @@ def run_pairwise(dataset: Any, variant_a: Any, variant_b: Any, comparators: Any,
     variants = (variant_a, variant_b)
     cases, checked, store, names = _prepare(dataset, variants, comparators, store, names, concurrency, timeout, retries,
                                             label)
-    return run_sync(_run(cases, variants, checked, store, names, concurrency, timeout, retries, label))
+    result: PairwiseResult = run_sync(_run(cases, variants, checked, store, names, concurrency, timeout, retries,
+                                           label))
+    result._warn_failures()
+    return result
 
 
 async def arun_pairwise(dataset: Any, variant_a: Any, variant_b: Any, comparators: Any, store: Store = None, *,
@@ -135,7 +138,9 @@ async def arun_pairwise(dataset: Any, variant_a: Any, variant_b: Any, comparator
     variants = (variant_a, variant_b)
     cases, checked, store, names = _prepare(dataset, variants, comparators, store, names, concurrency, timeout, retries,
                                             label)
-    return await _run(cases, variants, checked, store, names, concurrency, timeout, retries, label)
+    result = await _run(cases, variants, checked, store, names, concurrency, timeout, retries, label)
+    result._warn_failures()
+    return result
 
 
 def evaluate_pairwise(a: Any, b: Any, dataset: Any, comparators: Any, store: Store = None, *,
@@ -150,7 +155,9 @@ def evaluate_pairwise(a: Any, b: Any, dataset: Any, comparators: Any, store: Sto
     """
     comparators, store, names = _checked(comparators, store, names, concurrency, label)
     tasks = pair_sources(a, b, dataset)
-    return _finish(run_sync(judge_tasks(tasks, comparators, names, concurrency, label=label)), comparators, store)
+    result = _finish(run_sync(judge_tasks(tasks, comparators, names, concurrency, label=label)), comparators, store)
+    result._warn_failures()
+    return result
 
 
 async def aevaluate_pairwise(a: Any, b: Any, dataset: Any, comparators: Any, store: Store = None, *,
@@ -159,4 +166,6 @@ async def aevaluate_pairwise(a: Any, b: Any, dataset: Any, comparators: Any, sto
     """Async form of :func:`evaluate_pairwise`."""
     comparators, store, names = _checked(comparators, store, names, concurrency, label)
     tasks = pair_sources(a, b, dataset)
-    return _finish(await judge_tasks(tasks, comparators, names, concurrency, label=label), comparators, store)
+    result = _finish(await judge_tasks(tasks, comparators, names, concurrency, label=label), comparators, store)
+    result._warn_failures()
+    return result

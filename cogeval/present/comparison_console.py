@@ -28,10 +28,14 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from cogeval._text import printable, safe_str, without_workflow_commands
+from cogeval.compare.directions import ASSUMED_LEGEND
 from cogeval.compare.result import changed_text, errored_text
 from cogeval.present.comparison_rows import (
     CHANGE_COLUMNS,
     ERRORED_COLUMNS,
+    INFORMS_LEGEND,
+    INFORMS_MARK,
+    N_NEEDED_LEGEND,
     change_groups,
     clustering,
     counted,
@@ -348,22 +352,44 @@ def _difference_cell(difference: str, interval: str) -> tuple[str, ...]:
     return tuple(layouts)
 
 
-def _metric_column(key: str, full: bool) -> Column:
+_MARKED = "metric ⁱ"
+"""The key of the metric column of a table without ``role``: each informing metric's name ends with :data:`INFORMS_MARK`."""
+
+
+def _metric_column(key: str, full: bool, marked: bool = False) -> Column:
     header = "adj. p" if key == "adjusted p" and not full else key
+    if key == "metric" and marked:
+        return Column(_MARKED, "metric", "left", _WRAPS["metric"])
     return Column(key, header, "left" if key in _LEFT else "right", _WRAPS.get(key, 0))
 
 
 def _metric_table(c: Any, width: int | None) -> tuple[Any, list[str]]:
     """The metric table: every column when it fits (always when ``width`` is None), else the widest
     :data:`_COMPACT_COLUMNS` that fits, else the last with its name and interval wrapped; and the keys of the
-    columns it shows."""
+    columns it shows. A table without the ``role`` column marks each informing metric's name with
+    :data:`INFORMS_MARK` (``latency (s) ↓ ⁱ``), which :func:`_metric_legend` explains under it."""
     rows = metric_rows(c)
-    cells = [{**r, "difference [CI]": _difference_cell(r["difference"], r["interval"])} for r in rows]
+    cells = [{**r, "difference [CI]": _difference_cell(r["difference"], r["interval"]),
+              _MARKED: f"{r['metric']}{INFORMS_MARK}" if r["role"] == "informs" else r["metric"]} for r in rows]
     candidates = [[_metric_column(k, True) for k in metric_columns(c)]]
     if width is not None:
-        candidates += [[_metric_column(k, False) for k in columns] for columns in _COMPACT_COLUMNS]
+        candidates += [[_metric_column(k, False, "role" not in columns) for k in columns] for columns in _COMPACT_COLUMNS]
     columns, widths = fit_columns(candidates, cells, width)
     return console_table(columns, widths, cells, [_CONSOLE_TONES[r["tone"]] for r in rows]), [k.key for k in columns]
+
+
+def _metric_legend(c: Any, shown: Sequence[str]) -> list[str]:
+    """The lines under the metric table that explain it: ``ⁱ informs: does not decide the verdict`` when it marks
+    informing metrics (:data:`INFORMS_MARK`), what ``↑?`` means when a direction was assumed (:data:`ASSUMED_LEGEND`),
+    what ``n needed`` counts (:data:`N_NEEDED_LEGEND`) when it shows it."""
+    legend = []
+    if _MARKED in shown and any(m.role == "informs" for m in c.metrics.values()):
+        legend.append(f"{INFORMS_MARK} {INFORMS_LEGEND}")
+    if any(m.direction_assumed for m in c.metrics.values()):
+        legend.append(ASSUMED_LEGEND)
+    if "n needed" in shown:
+        legend.append(N_NEEDED_LEGEND)
+    return legend
 
 
 def _cases_table(keys: Sequence[str], rows: Sequence[dict[str, Any]], width: int | None) -> Any:
@@ -417,6 +443,8 @@ def _draw_comparison(console: Any, c: Any, width: int | None, *, brief: bool = F
             console.print()
             table, shown = _metric_table(c, width)
             console.print(table)
+            for line in _metric_legend(c, shown):
+                say(line)
             console.print()
             effects = design_effects(c) if clustered is not None and "design effect" not in shown else []
             if effects:  # the table left its design effect column out: each metric's on a line of its own

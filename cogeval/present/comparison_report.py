@@ -22,7 +22,8 @@ table or inject HTML; in the console report through :func:`~cogeval._text.printa
 
 >>> import os, tempfile, pandas as pd
 >>> from cogeval import EvalRun, compare_runs
->>> def run(scores): return EvalRun.from_frame(pd.DataFrame({"input": list("abcdefghij"), "exact_match": scores}))
+>>> def run(scores): return EvalRun.from_frame(pd.DataFrame({"input": list("abcdefghij"), "exact_match": scores}),
+...                                           directions={"exact_match": True})
 >>> comparison = compare_runs(run([0] * 10), run([1] * 10), seed=0)
 >>> print("\\n".join(comparison_markdown(comparison).splitlines()[2:5]))
 🟢 **head is better**: better on exact\\_match (α = 0.05, 10 matched cases)
@@ -41,6 +42,7 @@ from typing import Any, cast
 from cogeval import _numbers as numbers
 from cogeval._check import check_choice, check_path
 from cogeval._files import report_paths, write_text_atomic
+from cogeval.compare.directions import ASSUMED_LEGEND
 from cogeval.compare.result import changed_text, errored_text
 from cogeval.errors import InputError
 from cogeval.present.comparison_console import print_console
@@ -49,6 +51,8 @@ from cogeval.present.comparison_rows import (
     CHANGE_COLUMNS,
     CLUSTER_UNITS,
     ERRORED_COLUMNS,
+    INFORMS_LEGEND,
+    N_NEEDED_LEGEND,
     TONE_MARKS,
     change_groups,
     clustering,
@@ -160,7 +164,8 @@ def comparison_markdown(comparison: Any) -> str:
     ]
     if c.metrics:
         rows = [{**r, "verdict": f"{TONE_MARKS[r['tone']]} {r['verdict']}"} for r in metric_rows(c)]
-        lines += [markdown_table(rows, metric_columns(c)), ""]
+        lines += [markdown_table(rows, metric_columns(c)), "",
+                  " · ".join(f"**{term}**: {rest}" for term, rest in _legend(c)), ""]
     notes = note_rows(c)
     if notes:
         lines += [f"- **{markdown_cell(metric)}** — {markdown_cell(note, limit=_HEADLINE_LIMIT)}"
@@ -198,6 +203,15 @@ def comparison_markdown(comparison: Any) -> str:
                   f"({markdown_cell(informing_summary(c), limit=_HEADLINE_LIMIT)})</summary>", ""]
         lines += [*_markdown_groups(informing), "</details>", ""]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _legend(c: Any) -> list[tuple[str, str]]:
+    """(term, the rest) of each line explaining the metric table of Markdown and HTML: what ``informs`` means when
+    some metric informs (:data:`INFORMS_LEGEND`), what ``↑?`` means when some direction was assumed
+    (:data:`~cogeval.compare.directions.ASSUMED_LEGEND`), what ``n needed`` counts (:data:`N_NEEDED_LEGEND`)."""
+    found = [INFORMS_LEGEND] if any(m.role == "informs" for m in c.metrics.values()) else []
+    found += [ASSUMED_LEGEND] if any(m.direction_assumed for m in c.metrics.values()) else []
+    return [(term, rest) for term, _, rest in (text.partition(": ") for text in [*found, N_NEEDED_LEGEND])]
 
 
 def _markdown_clustering(c: Any) -> list[str]:
@@ -261,7 +275,7 @@ def comparison_html(comparison: Any, *, figure: bool = True, figure_html: str | 
         errored_count=errored_text(c), errored_columns=ERRORED_COLUMNS, informing=informing_summary(c),
         counts={d: counted(c, d, "decides") for d in ("regressed", "improved")},
         sides=[("base", c.base), ("head", c.head)],
-        columns=_html_metric_columns(c), notes=note_rows(c), changes=changes,
+        columns=_html_metric_columns(c), legend=_legend(c), notes=note_rows(c), changes=changes,
         trace_columns=[k for k in ("trace", "prompt") if any(row[k] for g in changes for row in g.rows)],
         metrics=[{**_html_cells(r), "n needed": r["cases needed"]} for r in metric_rows(c)],  # clusters: in cluster_rows
         cluster_rows=[_html_cells(r) for r in metric_rows(c)] if c.cluster is not None else [],

@@ -26,6 +26,7 @@ import pandas as pd
 
 from cogeval import _numbers as numbers
 from cogeval._text import cut, one_line, safe_str, shorten, with_unit
+from cogeval.compare.directions import arrow
 from cogeval.compare.result import VERDICT_TONES, as_run_comparison, headline, interval_text, is_fragile, verdict_note
 from cogeval.present.templating import TEXT_SHOWN, Shown, shown
 
@@ -224,16 +225,31 @@ def roles(comparison: Any) -> str:
             f"{informing} {'informs' if informing == 1 else 'inform'}")
 
 
+_DECIDED = ("better", "worse", "equivalent")
+"""The verdicts that settle a metric: its ``n needed`` cell is blank (no more cases are needed to decide it)."""
+INFORMS_MARK = "ⁱ"
+"""What marks an informing metric's name where a table shows no ``role`` column (the console below its full width)."""
+INFORMS_LEGEND = "informs: does not decide the verdict"
+"""What an informing metric is, under every metric table that has one: after :data:`INFORMS_MARK` in the console."""
+N_NEEDED_LEGEND = ("n needed: the paired cases that would detect the observed difference (the margin, when one is set) "
+                   "with 80% power; blank where the verdict is already decided")
+"""What the metric tables' ``n needed`` column counts, under every table that shows it."""
+
+
 def metric_rows(comparison: Any) -> list[dict[str, Any]]:
-    """One row of formatted cells per metric (deciding first) over :data:`METRIC_COLUMNS`, plus its ``tone``."""
+    """One row of formatted cells per metric (deciding first) over :data:`METRIC_COLUMNS`, plus its ``tone``.
+
+    ``n needed`` (and ``cases needed``, in cases only) is blank where the verdict is one of :data:`_DECIDED`:
+    the metric's ``n_needed`` stays in ``to_frame()``, but what would settle a settled metric puzzles a reader."""
     return [
         {
-            "metric": f"{with_unit(str(m.metric), str(m.metric))} {'↑' if m.higher_is_better else '↓'}", "role": str(m.role),
+            "metric": f"{with_unit(str(m.metric), str(m.metric))} {arrow(m.higher_is_better, m.direction_assumed)}", "role": str(m.role),
             "base": _format_number(m.base), "head": _format_number(m.head), "n": numbers.count(m.n),
             "difference": format_signed(m.difference), "interval": interval_text(m),
             "effect size": format_signed(m.effect_size), "test": str(m.test),
             "p": format_p(m.p_value), "adjusted p": format_p(m.adjusted_p_value), "verdict": str(m.verdict),
-            "mde": _format_number(m.mde), "n needed": _n_needed(m), "cases needed": numbers.count(m.n_needed),
+            "mde": _format_number(m.mde), "n needed": "" if m.verdict in _DECIDED else _n_needed(m),
+            "cases needed": "" if m.verdict in _DECIDED else numbers.count(m.n_needed),
             "fragility": _fragility(m),
             "beyond noise": {True: "yes", False: "no"}.get(m.beyond_noise, numbers.MISSING),
             "clusters": numbers.count(m.clusters), "design effect": _format_number(m.design_effect),

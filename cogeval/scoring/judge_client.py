@@ -12,6 +12,7 @@ import contextlib
 import dataclasses
 import math
 import os
+import time
 import weakref
 from collections.abc import Callable, Mapping
 from numbers import Real
@@ -20,11 +21,14 @@ from typing import Any
 from cogeval._check import check_positive_int, check_positive_number, check_retries
 from cogeval._check import describe as _short
 from cogeval.errors import InputError
-from cogeval.execution.chat import ChatTarget
+from cogeval.execution.chat import ChatTarget, connection_refused
 from cogeval.execution.retry import MAX_BACKOFF_S, error_text, retry_delay, retryable
 from cogeval.execution.target import TargetResponse
 from cogeval.scoring.judge_answer import RESPONSE_FORMAT, JudgeError
 from cogeval.scoring.judge_cache import DEFAULT_CACHE_FOLDER, JudgeCache
+
+_DOWN_FOR_S = 5.0
+"""Seconds a judge endpoint that refused a connection is taken to be down: its calls in that time fail at once."""
 
 
 @dataclasses.dataclass
@@ -61,6 +65,11 @@ class JudgeConfig:
     - ``timeout`` (seconds per call), ``retries`` (extra attempts after a 429,
       5xx, timeout, connection error or malformed completion; 0 to 10),
       ``backoff`` (seconds, doubled per retry, at least the server's ``Retry-After``).
+    - An endpoint nobody can reach fails fast, never retried: a refused connection
+      (nothing listens there) fails its call at once with ``judge endpoint <url>
+      refused the connection; ...``, and every call in the next 5 s fails with the
+      same message without trying; OpenAI's endpoint (the default) with no API key
+      fails every call before it is made. Cached answers are still read.
     - The HTTP client is the :class:`~cogeval.execution.ChatTarget`'s: one per
       event loop, closed in that loop when the loop shuts down.
     - ``prices``: ``{"input": usd, "output": usd}`` per million tokens, to
@@ -76,6 +85,7 @@ class JudgeConfig:
     backoff: float
     cache: JudgeCache | None
     _structured: bool
+    _down: tuple[str, float] | None  # why the endpoint is down, and until when (time.monotonic())
 
     def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
                  temperature: float = 0.0, max_tokens: int | None = None, samples: int = 1,
@@ -95,14 +105,16 @@ class JudgeConfig:
         self.backoff = float(backoff)
         self.cache = _as_cache(cache)
         self._structured = True  # until the server rejects response_format
+        self._down = None
         self._limits: weakref.WeakKeyDictionary[Any, asyncio.Semaphore] = weakref.WeakKeyDictionary()  # one per loop
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickled (for a Ray worker) without its per-loop limits, which hold this process's loops weakly."""
-        return {key: value for key, value in self.__dict__.items() if key != "_limits"}
+        """Pickled (for a Ray worker) without its per-loop limits, which hold this process's loops weakly, and
+        without what it found of its endpoint (the worker finds out for itself)."""
+        return {key: value for key, value in self.__dict__.items() if key not in ("_limits", "_down")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state, _limits=weakref.WeakKeyDictionary())
+        self.__dict__.update(state, _limits=weakref.WeakKeyDictionary(), _down=None)
 
     model = property(lambda self: self._chat.model, doc="The judge model's name.")
     base_url = property(lambda self: self._chat.base_url, doc="The server's ``/v1`` URL, or ``None`` for OpenAI.")
@@ -127,7 +139,8 @@ class JudgeConfig:
         Asks for structured output first; a server that rejects ``response_format``
         is asked without it (and is not asked with it again by this config,
         though answers it gave with it earlier are still read from the cache).
-        Raises :class:`JudgeError` when the call still fails after the retries.
+        Raises :class:`JudgeError` when the call still fails after the retries,
+        and at once, unretried, when the endpoint cannot be reached (see the class).
         ``usage``, if given, counts the calls, cache hits, tokens and cost. An
         answer is cached unless ``usable(answer)`` says it is not (no score).
         ``response_format`` is the structured output asked for (the score schema
@@ -158,9 +171,12 @@ class JudgeConfig:
             self._structured = False
             return None
         options = {} if response_format is None else {"response_format": response_format}
+        self._check_reachable()
         await self._chat.prepare()  # import openai and create the client before the deadline starts
 
         for attempt in range(self.retries + 1):
+            if attempt:
+                self._check_reachable()  # another call found the endpoint down while this one waited to retry
             deadline = asyncio.timeout(self.timeout)
             try:
                 async with self._limit():
@@ -172,17 +188,38 @@ class JudgeConfig:
                     self._store(key, {"rejected": "response_format"})
                     self._structured = False
                     return None
+                if not deadline.expired() and connection_refused(error):
+                    raise JudgeError(self._refused()) from None
                 text = f"timed out after {self.timeout:g} s" if deadline.expired() else error_text(error)
                 if attempt == self.retries or not retryable(error):
                     tries = f"{attempt + 1} attempt{'s' if attempt else ''}"
                     raise JudgeError(f"judge call failed after {tries}: {text}") from None
                 await asyncio.sleep(retry_delay(attempt, self.backoff, error))
                 continue
+            self._down = None
             usage.add(response)
             if usable is None or usable(response.output):
                 self._store(key, {"content": response.output})
             return response.output
         raise AssertionError("unreachable")
+
+    def _check_reachable(self) -> None:
+        """Raise :class:`JudgeError` when no call can succeed now: OpenAI's endpoint without an API key, or an
+        endpoint that refused a connection less than :data:`_DOWN_FOR_S` seconds ago."""
+        if self._chat.missing_openai_key:
+            raise JudgeError(f"judge endpoint {self._chat.server_url} is OpenAI's (the default) and no API key is set: "
+                             "set OPENAI_API_KEY (or api_key=), or point base_url= (or OPENAI_BASE_URL) at your "
+                             "model server")
+        down = self._down
+        if down is not None and time.monotonic() < down[1]:
+            raise JudgeError(down[0])
+
+    def _refused(self) -> str:
+        """The message of a refused connection; the endpoint is taken to be down for :data:`_DOWN_FOR_S` seconds."""
+        message = (f"judge endpoint {self._chat.server_url} refused the connection; is the model server running? "
+                   "(set base_url= or OPENAI_BASE_URL)")
+        self._down = (message, time.monotonic() + _DOWN_FOR_S)
+        return message
 
     def _store(self, key: str, entry: dict[str, Any]) -> None:
         if self.cache is not None:

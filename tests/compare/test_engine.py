@@ -18,6 +18,10 @@ from cogeval.compare.engine import CHANGES_COLUMNS, compare_scores
 from cogeval.compare.result import RunComparison, RunInfo
 from cogeval.errors import InputError
 
+FAILED = ("The {side} run's target failed on {count} of the {matched} matched cases ({share}): they score 0 on "
+          "higher-is-better metrics and are left out of lower-is-better ones, so the verdict counts those failures; "
+          "see .errored for the cases")
+
 COLUMNS = ["run_id", "case_key", "occurrence", "trial", "metric", "score", "error", "case_error"]
 
 
@@ -225,7 +229,8 @@ def test_lower_is_better_one_sided_failure_is_left_out_with_a_warning():
                  ("c", 0, 0, "latency", 2.0, False))
     c = compare_scores(base, head, directions={"latency": False}, seed=0)
     assert c.metrics["latency"].n == 2
-    assert quality_warnings(c) == ["Metric 'latency': 1 case(s) the target failed on in only one run were left out "
+    assert quality_warnings(c) == [FAILED.format(side="head", count=1, matched=3, share="33.3%"),
+                                   "Metric 'latency': 1 case(s) the target failed on in only one run were left out "
                                 "(lower is better, so a failure cannot count as 0)"]
 
 
@@ -410,7 +415,8 @@ def test_a_cost_no_case_reported_gives_one_warning_not_two():
     head = table(("c0", 0, 0, "cost", math.nan, True), ("c1", 0, 0, "cost", math.nan, False))
     c = compare_scores(base, head, directions={"cost": False})
     assert c.metrics == {}
-    assert quality_warnings(c) == ["Metric 'cost' has no matched case scored in both runs; it was not compared",
+    assert quality_warnings(c) == [FAILED.format(side="head", count=1, matched=2, share="50%"),
+                                   "Metric 'cost' has no matched case scored in both runs; it was not compared",
                                    "No compared metric decides the verdict (the compared ones only inform; name the "
                                    "deciding ones with decide_on), so it is inconclusive"]
 

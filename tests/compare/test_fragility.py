@@ -117,7 +117,7 @@ def test_a_fragile_verdict_says_so_in_the_headline():
 
     def run(scores, i):
         return EvalRun.from_frame(pd.DataFrame({"input": inputs, "exact_match": scores}),
-                                  run_id=f"20260101T00000{i}000Z-0000000{i}")
+                                  run_id=f"20260101T00000{i}000Z-0000000{i}", directions={"exact_match": True})
 
     c = compare_runs(run([0] * 10, 1), run([1] * 6 + [0] * 4, 2))  # binom.test(6, 6): 0.031; (5, 5): 0.0625
     m = c.metrics["exact_match"]

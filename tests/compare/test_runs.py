@@ -43,7 +43,7 @@ def quality_warnings(comparison):
 
 def table_run(quality, exact, *, name, started_at="2026-01-01T00:00:00Z", inputs=INPUTS, **columns):
     frame = pd.DataFrame({"input": inputs, "quality": quality, "exact_match": exact, **columns})
-    return EvalRun.from_frame(frame, name=name, started_at=started_at)
+    return EvalRun.from_frame(frame, name=name, started_at=started_at, directions={"quality": True, "exact_match": True})
 
 
 @pytest.fixture(scope="module")
@@ -125,10 +125,11 @@ def test_large_mcnemar_uses_corrected_chi_square():
 def test_added_removed_and_repeated_cases():
     # base: q0 q1 q1 q2 q3; head: q0 q1 q1 q1 q2 q4 → pairs q0, q1#0, q1#1, q2; head adds q1#2 and q4; base removes q3
     base = EvalRun.from_frame(pd.DataFrame({
-        "input": ["q0", "q1", "q1", "q2", "q3"], "occurrence": [0, 0, 1, 0, 0], "quality": [0.1, 0.2, 0.3, 0.4, 0.5]}))
+        "input": ["q0", "q1", "q1", "q2", "q3"], "occurrence": [0, 0, 1, 0, 0], "quality": [0.1, 0.2, 0.3, 0.4, 0.5]}),
+        directions={"quality": True})
     head = EvalRun.from_frame(pd.DataFrame({
         "input": ["q0", "q1", "q1", "q1", "q2", "q4"], "occurrence": [0, 0, 1, 2, 0, 0],
-        "quality": [0.2, 0.5, 0.3, 0.9, 0.6, 0.9]}))
+        "quality": [0.2, 0.5, 0.3, 0.9, 0.6, 0.9]}), directions={"quality": True})
     c = compare_runs(base, head, seed=0)
     q = c.metrics["quality"]
     b, h = np.array([0.1, 0.2, 0.3, 0.4]), np.array([0.2, 0.5, 0.3, 0.6])
@@ -289,7 +290,7 @@ def hand_run(run_id, *, cases=("a", "b", "c"), scores=None, prompt=None, judge=N
         results.append(record)
     return EvalRun.model_validate({
         "run_id": run_id, "started_at": "2026-01-01T00:00:00Z", "finished_at": "2026-01-01T00:00:00Z",
-        "config": {"metrics": metrics if metrics is not None else [{"name": m} for m in scores],
+        "config": {"metrics": metrics if metrics is not None else [{"name": m, "higher_is_better": True} for m in scores],
                    "statistical_metrics": list(statistical), "judge": judge},
         "results": results,
     })

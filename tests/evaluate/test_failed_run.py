@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import functools
 import math
+import warnings
 
 import chat_server
 import pytest
 from chat_server import completion, error
 
 from cogeval import Dataset, EvalSuite, Score, assertion, exact_match, faithfulness, metric, threshold
+from cogeval.evaluate import arun_interleaved
 from cogeval.evaluate.result import EXIT_ASSERTION_FAILED, EXIT_RUN_FAILED
 from cogeval.present.reporters import render
 
@@ -107,7 +110,7 @@ def test_a_metric_that_is_nan_everywhere_fails_the_run():
     # a NaN cell without an error (a result rebuilt by hand) is counted as such
     bare = [dataclasses.replace(r, scores={"never": Score(math.nan)}) for r in result.results[:2]]
     rebuilt = dataclasses.replace(result, results=[*bare, result.results[2]])
-    assert rebuilt.failures == ["metric 'never' has no score on any case: 1 errors and 2 NaN scores without an error, "
+    assert rebuilt.failures == ["metric 'never' has no score on any case: 1 error and 2 NaN scores without an error, "
                                 "first: returned nan; a score must be a finite number"]
 
 
@@ -188,3 +191,61 @@ def test_long_errors_are_cut_on_one_line(kind):
     line = first_line(text)
     assert "FAILED" in line and line.endswith("x…") and len(line) < 300
     assert kind != "console" or max(len(line) for line in text.splitlines()) <= 80
+
+
+# -- warned at the end of the run, FAILED in the repr (issue 34) ---------------------------------------------------
+
+
+@metric("fragile")
+def fragile(output, case):
+    raise ValueError("no parser for this output")
+
+
+def test_a_metric_with_no_score_warns_when_the_run_ends_naming_the_run():
+    with pytest.warns(UserWarning) as caught:
+        result = EvalSuite(DATA, lambda q: q, metrics=[exact_match(), fragile], progress=False, name="demo").run()
+    [warned] = caught
+    assert str(warned.message) == (
+        f"run {result.run_id}: metric 'fragile' has no score on any case: 3 errors, first: raised ValueError: no "
+        "parser for this output; the run failed (exit_code 2; see result.failures and result.metric_errors_frame)")
+    assert warned.filename == __file__
+    assert repr(result) == (f"EvalSuiteResult(run_id={result.run_id!r}, name='demo', results=3, FAILED: metric "
+                            "'fragile' has no score on any case)")
+    assert result._repr_html_().count("FAILED: metric &#x27;fragile&#x27; has no score on any case: 3 errors") == 1
+
+
+def test_a_rerun_is_warned_again_under_pythons_default_filter():
+    suite = EvalSuite(DATA, lambda q: q, metrics=[fragile], progress=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")  # as in a script or a notebook: a repeated warning is shown once
+        ids = [suite.run().run_id for _ in range(2)]
+    assert [str(w.message).split(":")[0] for w in caught] == [f"run {run_id}" for run_id in ids]
+
+
+def test_arun_and_arun_interleaved_warn_too():
+    suite = EvalSuite(DATA, lambda q: q, metrics=[fragile], progress=False)
+    async def notebook_cell():
+        return await suite.arun()
+
+    with pytest.warns(UserWarning, match="metric 'fragile' has no score on any case") as caught:
+        result = asyncio.run(notebook_cell())
+    assert [w.filename for w in caught] == [__file__] and result.exit_code == EXIT_RUN_FAILED
+    other = EvalSuite(DATA, lambda q: q, metrics=[exact_match()], progress=False)
+    with pytest.warns(UserWarning) as caught:
+        first, second = asyncio.run(arun_interleaved([suite, other]))
+    assert [str(w.message).split(":")[0] for w in caught] == [f"run {first.run_id}"]
+    assert "FAILED" in repr(first) and "FAILED" not in repr(second)
+
+
+def test_a_run_without_a_failed_metric_warns_nothing_and_its_repr_is_plain():
+    some = metric("some")(lambda output, case: 1.0 if case.input == "q0" else float("nan"))  # scored on one case
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = EvalSuite(DATA, lambda q: q, metrics=[exact_match(), some], progress=False, name="demo").run()
+    assert result.failures == [] and result.aggregated["some"].count == 1
+    assert repr(result) == f"EvalSuiteResult(run_id={result.run_id!r}, name='demo', results=3)"
+
+
+def test_a_run_failed_otherwise_says_so_in_its_repr_without_the_first_error():
+    result = EvalSuite(DATA, down, metrics=[exact_match()], progress=False).run()
+    assert repr(result).endswith("results=3, FAILED: every case errored (3 of 3))")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 
 import httpx
+import pytest
 
 from cogeval import ChatTarget, EvalSuite, JudgeConfig, correctness
 from cogeval.execution.retry import error_text
@@ -23,13 +24,15 @@ def test_an_unreachable_chat_target_names_its_url():
     assert result.results[0].error == f"APIConnectionError: Connection error. (POST http://127.0.0.1:{port}/v1/chat/completions)"
 
 
+@pytest.mark.filterwarnings("ignore:run .* has no score on any case:UserWarning")
 def test_an_unreachable_judge_names_its_url():
     port = _closed_port()
     judge = JudgeConfig("judge", base_url=f"http://127.0.0.1:{port}/v1", api_key="sk-test", retries=0)
     result = EvalSuite([{"input": "2+2", "expected": "4"}], lambda q: "4", metrics=[correctness()], judge=judge,
                        progress=False).run()
     error = result.results[0].scores["correctness"].error
-    assert f"(POST http://127.0.0.1:{port}/v1/chat/completions)" in error
+    assert error == (f"metric 'correctness' judge endpoint http://127.0.0.1:{port}/v1 refused the connection; is the "
+                     "model server running? (set base_url= or OPENAI_BASE_URL)")
 
 
 def test_the_url_shown_leaves_out_the_query_and_the_password():

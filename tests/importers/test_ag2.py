@@ -116,14 +116,29 @@ def test_compare_runs_finds_the_planted_difference():
     assert large.config.target["model"] == "gpt-4o" and column(large, "brevity") == [1.0] * 6
     assert mini.fingerprint == large.fingerprint
     comparison = cogeval.compare_runs(mini, large)
-    assert comparison.warnings[0].startswith("Fewer than 30 paired cases")
+    # AG2 records no direction: each metric's is assumed, and said; two whose names read as costs only inform
     table = comparison.to_frame().set_index("metric")
+    assert table["direction_assumed"].all() and not table["higher_is_better"].eq(False).any()
+    assert table.loc[table["role"] == "informs"].index.tolist() == ["no_tool_errors", "token_budget"]
+    assert comparison.warnings[:3] == [
+        "The base run's target failed on 1 of the 6 matched cases (16.7%): they score 0 on higher-is-better metrics "
+        "and are left out of lower-is-better ones, so the verdict counts those failures; see .errored for the cases",
+        *(f"Metric {name!r} has no direction given and its name reads as a cost, so it informs and does not decide the "
+          f"verdict (its row reads higher as better); to make it decide, give its direction: directions={{{name!r}: "
+          "False} if lower is better, True if higher is (or name it in decide_on= to let it decide as "
+          "higher-is-better)" for name in ("no_tool_errors", "token_budget"))]
+    assert comparison.warnings[3] == (
+        "No direction was given for metrics 'final_answer_matches', 'tool_called[lookup_capital]', 'brevity': they "
+        "were taken as higher-is-better (give directions={'final_answer_matches': False} if lower is better)")
+    assert comparison.headline() == (
+        "head is better: better on brevity (α = 0.05, 6 matched cases); assumed higher-is-better (no direction "
+        "given): brevity; 1 of 6 cases errored in base, scored 0")
     # brevity: paired t on the six differences; the timed-out task counts 0 for the mini run (a failure earns nothing).
     differences = [12 / 19, 10 / 19, 15 / 19, 10 / 19, 1, 12 / 19]
     reference = stats.ttest_1samp(differences, 0.0)  # scipy.stats.ttest_1samp, as R's t.test(d)
     assert table.loc["brevity", "test"] == "t" and table.loc["brevity", "winner"] == "head"
     assert table.loc["brevity", "p_value"] == pytest.approx(reference.pvalue)
-    assert table.loc["brevity", "adjusted_p_value"] == pytest.approx(5 * reference.pvalue)  # Holm, smallest of 5
+    assert table.loc["brevity", "adjusted_p_value"] == pytest.approx(3 * reference.pvalue)  # Holm, smallest of 3
     assert bool(table.loc["brevity", "significant"])
     # final_answer_matches: 3 discordant tasks all won by gpt-4o: exact McNemar p = 2 * 0.5**3, not significant.
     assert table.loc["final_answer_matches", ["difference", "p_value"]].tolist() == [0.5, 0.25]

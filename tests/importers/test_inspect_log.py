@@ -298,8 +298,13 @@ def test_compare_runs_finds_the_planted_difference(base, head, tmp_path):
     assert sorted(moved["input"]) == sorted(QUESTIONS[f"q{i}"][0] for i in range(3, 11))
     [errored] = moved.loc[moved["direction"] == "error", "input"]
     assert errored in list(comparison.errored["input"])
-    assert comparison.warnings[0] == ("Metric 'checks/length': n = 9 of 10 matched cases, because scoring failed on "
-                                      "1 case(s) in the base run and 0 in the head run")
+    # the base run's failure is the first warning, and the headline says it (issue 34, item 2): 1 of 10 is >= 1 %
+    assert comparison.warnings[:2] == [
+        "The base run's target failed on 1 of the 10 matched cases (10%): they score 0 on higher-is-better metrics "
+        "and are left out of lower-is-better ones, so the verdict counts those failures; see .errored for the cases",
+        "Metric 'checks/length': n = 9 of 10 matched cases, because scoring failed on 1 case(s) in the base run and 0 "
+        "in the head run"]
+    assert comparison.headline().endswith("; 1 of 10 cases errored in base, scored 0")
     assert load_run(RunStore(tmp_path / "runs").save(base)) == base
 
 

@@ -316,3 +316,13 @@ def test_the_detector_names_lm_evals_samples_only():
     assert _looks_like(lines(SMALL)[0]) == "lm-eval"
     assert _looks_like(json.loads(SMALL_RESULTS.read_text(encoding="utf-8"))) is None  # the results: no per-doc scores
     assert _looks_like({"format": "cogitator.eval-run"}) is None and _looks_like([1]) is None
+
+
+def test_a_direction_neither_file_gives_is_assumed_and_recorded_so(tmp_path):
+    def no_direction(data):
+        del data["higher_is_better"]
+        del data["configs"]["cogeval_arith"]["metric_list"][0]["higher_is_better"]
+    run = read_lm_eval_samples(results_with(tmp_path, no_direction))
+    assert [(m.higher_is_better, m.direction_assumed) for m in run.config.metrics] == [(True, True), (True, True)]
+    given = read_lm_eval_samples(results_with(tmp_path / "given", lambda data: None))
+    assert not any(m.direction_assumed for m in given.config.metrics)

@@ -612,19 +612,24 @@ def test_a_comparator_that_decided_no_pair_says_so_everywhere():
         return q
 
     data = [{"input": f"q{i}"} for i in range(3)]
-    result = run_pairwise(data, flaky, flaky, [Broken(), human_pairwise("h", ask=lambda c, x, y: "2", seed=0)])
+    with pytest.warns(UserWarning) as caught:
+        result = run_pairwise(data, flaky, flaky, [Broken(), human_pairwise("h", ask=lambda c, x, y: "2", seed=0)])
     sentence = ("no pair was decided by 'broken' (3 of 3 tasks without a verdict: 2 comparator errors, "
                 "1 where both variants failed, first: grader crashed)")
+    assert [str(w.message) for w in caught] == [
+        f"pairwise result {result.id}: {sentence}; its win rate is undefined (FAILED)"]
+    assert caught[0].filename == __file__  # the caller's line
     assert result.warnings == [sentence]
     assert result.win_rate("broken").n == 0 and result.win_rate("h").n == 2
+    assert result.win_rate("broken").failure == sentence and result.win_rate("h").failure is None
     assert repr(result).splitlines() == [
         f"PairwiseResult {result.id}: b (B) vs a (A), 3 tasks",
-        f"  {sentence}",
+        f"  FAILED: {sentence}",
         # Wilson high for 0 of 2 at z = 1.96: 2 · 1.96² / 2 / (2 + 1.96²) = 0.658
         "  h: B's rate 0 [0, 0.6576], n = 2 (0 wins, 2 losses, 0 ties), p = 0.5, 1 without a verdict",
     ]
     html = result._repr_html_()
-    assert f"<li>{sentence.replace(chr(39), '&#x27;')}</li>" in html
+    assert f"<li><strong>FAILED</strong>: {sentence.replace(chr(39), '&#x27;')}</li>" in html
     # n, wins, losses, ties 0; rate, ci_low, ci_high and p_value not shown; 3 missing; no flips (one order)
     assert ('<tr><td class="s">broken</td><td>0</td><td>0</td><td>0</td><td>0</td><td>–</td><td>–</td><td>–</td>'
             "<td>–</td><td>3</td><td>–</td></tr>") in html
@@ -636,11 +641,12 @@ def test_a_comparator_that_decided_no_pair_says_so_everywhere():
 def test_a_judge_that_always_fails_decides_no_pair(chat_server, tmp_path):
     chat_server.responder = lambda body: error(500, "judge overloaded")
     judge = pairwise_judge(make_judge(chat_server, tmp_path, cache=False), "Better?", "j")
-    result = run_pairwise([{"input": "x"}, {"input": "y"}], lambda q: "A", lambda q: "B", [judge])
+    with pytest.warns(UserWarning, match="its win rate is undefined"):
+        result = run_pairwise([{"input": "x"}, {"input": "y"}], lambda q: "A", lambda q: "B", [judge])
     assert result.warnings == [
         "no pair was decided by 'j' (2 of 2 tasks without a verdict: 2 judge errors, first: order A/B: judge call "
         "failed after 1 attempt: InternalServerError: Error code: 500 - judge overloaded)"]
-    assert repr(result).splitlines()[1] == "  " + result.warnings[0]
+    assert repr(result).splitlines()[1] == "  FAILED: " + result.warnings[0]
 
 
 def test_a_comparator_with_a_verdict_has_no_warning():

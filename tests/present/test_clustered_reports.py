@@ -29,6 +29,10 @@ from cogeval.present.slices import SLICE_COLUMNS, slice_columns
 UNITS = "(whole clusters are the independent units of the tests and intervals)"
 
 
+UP = {"exact_match": True, "quality": True}
+"""Both metrics are higher-is-better."""
+
+
 def passages_frame(shift: float, seed: int, passages: int = 12, questions: int = 4) -> pd.DataFrame:
     """``passages`` × ``questions`` cases of two versions (``v1``, ``v2``) in one tidy frame: a graded ``quality``
     and a 0/1 ``exact_match``; the questions of a passage move together (each passage its own shift), so the
@@ -50,7 +54,7 @@ def passages_frame(shift: float, seed: int, passages: int = 12, questions: int =
 
 def clustered(shift: float = 0.0, seed: int = 1, **options):
     return compare_frames(passages_frame(shift, seed), by="version", base="v1", head="v2", case="id",
-                          cluster="passage", **options)
+                          cluster="passage", directions=UP, **options)
 
 
 @pytest.fixture(scope="module")
@@ -194,7 +198,7 @@ def test_html_says_it_under_the_headline_and_in_a_table_of_clusters(inconclusive
 
 
 def test_html_of_a_comparison_without_cluster_has_none_of_it():
-    plain = compare_frames(passages_frame(0.0, 1), by="version", base="v1", head="v2", case="id")
+    plain = compare_frames(passages_frame(0.0, 1), by="version", base="v1", head="v2", case="id", directions=UP)
     assert plain.cluster is None and plain.clusters is None
     assert metric_columns(plain) == METRIC_COLUMNS and slice_columns(plain) == SLICE_COLUMNS
     page, text = comparison_html(plain, figure=False), comparison_markdown(plain)
@@ -207,7 +211,8 @@ def test_html_of_a_comparison_without_cluster_has_none_of_it():
 
 def test_a_cluster_field_of_markup_is_text_in_every_report():
     frame = passages_frame(0.0, 1).rename(columns={"passage": "<b>pass|age</b>_x"})
-    comparison = compare_frames(frame, by="version", base="v1", head="v2", case="id", cluster="<b>pass|age</b>_x")
+    comparison = compare_frames(frame, by="version", base="v1", head="v2", case="id", cluster="<b>pass|age</b>_x",
+                                directions=UP)
     assert "Clustered by **&lt;b&gt;pass\\|age&lt;/b&gt;\\_x**: 12 clusters" in comparison_markdown(comparison)
     page = comparison_html(comparison, figure=False)
     assert "Clustered by <b>&lt;b&gt;pass|age&lt;/b&gt;_x</b>: 12 clusters" in page
@@ -231,6 +236,7 @@ def runs():
     inputs = [f"question {i} on {p}" for i, p in enumerate(passages)]
     return tuple(EvalRun.from_frame(pd.DataFrame({"input": inputs, "passage": passages, "topic": topics,
                                                   "exact_match": scores}), name=name,
+                                    directions={"exact_match": True},
                                     started_at=f"2026-01-0{day}T00:00:00Z")
                  for name, scores, day in (("v1", base, 1), ("v2", head, 2)))
 

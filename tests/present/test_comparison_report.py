@@ -154,9 +154,15 @@ def test_console_prints_and_writes_nothing(comparison, capsys, tmp_path, monkeyp
                       "adjusted", "p", "verdict", "mde", "n", "needed", "fragility"]
     rows = [line.split() for line in lines if line.strip().startswith(("exact_match", "token_f1", "latency_s"))]
     assert [r[:2] for r in rows[:3]] == [["exact_match", "↑"], ["token_f1", "↑"], ["latency_s", "(s)"]]  # deciding first
+    # n needed (150 for exact_match) is blank where the verdict is decided (issue 34, item 8): only the fragility
     assert rows[0] == ["exact_match", "↑", "decides", "0.62", "0.74", "120", "+0.12", "[0.07,", "0.17]", "at", "95%",
-                       "+0.6", "mcnemar", "0.0012", "0.0036", "better", "0.061", "150", "–"]
+                       "+0.6", "mcnemar", "0.0012", "0.0036", "better", "0.061", "–"]
     assert rows[2][3] == "informs" and rows[2][-4:] == ["inconclusive", "0.05", "2,400", "–"]
+    # the table's role column says which metric informs: no mark on a name, and a legend of n needed only
+    assert lines[lines.index(next(line for line in lines if line.startswith("latency_s (s) ↓ "))) + 1] == (
+        "n needed: the paired cases that would detect the observed difference (the margin, when one is set) with 80% "
+        "power; blank where the verdict is already decided")
+    assert "ⁱ" not in out
     assert "token_f1 — better by more than 0.02" in lines
     assert ("latency_s — inconclusive: not significant with 120 cases; about 2,400 cases would detect "
             "a difference this large") in lines
@@ -174,7 +180,9 @@ def test_console_fits_the_terminal_and_keeps_each_metrics_difference_p_and_verdi
     assert max(len(line) for line in lines) <= columns
     assert lines[0] == lines[-1] == HEADLINE  # the verdict first and last
     header = next(line for line in lines if "difference [CI]" in line).split()
-    expected = {80: ["metric", "difference", "[CI]", "p", "adj.", "p", "verdict"],  # issue 25: two-cell gaps
+    # issue 25: two-cell gaps. At 80 columns the role column is left out, so the informing metric's name carries
+    # the mark ⁱ (issue 34, item 7), explained on the line under the table; its cell leaves no room for adj. p
+    expected = {80: ["metric", "difference", "[CI]", "p", "verdict"],
                 120: ["metric", "role", "base", "head", "difference", "[CI]", "p", "adj.", "p", "verdict"]}
     assert header == expected[columns]
     rows = {line.split()[0]: line.strip() for line in lines
@@ -183,6 +191,12 @@ def test_console_fits_the_terminal_and_keeps_each_metrics_difference_p_and_verdi
     assert "+0.12 [0.07, 0.17] @95%" in rows["exact_match"] and "0.0012" in rows["exact_match"]
     assert rows["exact_match"].endswith("better") and rows["token_f1"].endswith("better")
     assert rows["latency_s"].endswith("inconclusive")
+    legend = "ⁱ informs: does not decide the verdict"
+    if columns == 80:
+        assert rows["latency_s"].startswith("latency_s (s) ↓ⁱ  ") and "ⁱ" not in rows["exact_match"] + rows["token_f1"]
+        assert lines[lines.index(rows["latency_s"]) + 1] == legend
+    else:
+        assert rows["latency_s"].split()[:4] == ["latency_s", "(s)", "↓", "informs"] and legend not in lines
 
 
 def test_console_does_not_interpret_rich_markup_in_case_text(capsys):
@@ -215,13 +229,16 @@ def test_markdown_shows_verdict_runs_metrics_and_counts(comparison):
     rows = lines[lines.index(table[0]) + 2:lines.index(table[0]) + 5]
     assert rows == [  # deciding metrics first, each interval with its level
         "| exact\\_match ↑ | decides | 0.62 | 0.74 | 120 | +0.12 | \\[0.07, 0.17\\] at 95% | +0.6 | mcnemar | 0.0012 "
-        "| 0.0036 | 🟢 better | 0.061 | 150 | – |",
+        "| 0.0036 | 🟢 better | 0.061 |  | – |",  # n needed blank: the verdict is decided
         "| token\\_f1 ↑ | decides | 0.7012 | 0.8012 | 120 | +0.09997 | \\[0.04997, 0.15\\] at 97.5% | +0.4998 | t "
-        "| 3.2e-06 | 9.6e-06 | 🟢 better | 0.03 | 40 | – |",
+        "| 3.2e-06 | 9.6e-06 | 🟢 better | 0.03 |  | – |",
         "| latency\\_s (s) ↓ | informs | 0.91 | 0.93 | 120 | +0.02 | \\[-0.03, 0.07\\] at 95% | +0.1 | wilcoxon | 0.41 "
         "| 0.41 | ⚪ inconclusive | 0.05 | 2,400 | – |",
     ]
-    notes = lines[lines.index(rows[-1]) + 2:lines.index(rows[-1]) + 4]
+    assert lines[lines.index(rows[-1]) + 2] == (  # the legend under the table: what informs and n needed mean
+        "**informs**: does not decide the verdict · **n needed**: the paired cases that would detect the observed "
+        "difference (the margin, when one is set) with 80% power; blank where the verdict is already decided")
+    notes = lines[lines.index(rows[-1]) + 4:lines.index(rows[-1]) + 6]
     assert notes == [
         "- **token\\_f1** — better by more than 0.02",
         "- **latency\\_s** — inconclusive: not significant with 120 cases; about 2,400 cases would detect a "

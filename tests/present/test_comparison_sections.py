@@ -90,7 +90,8 @@ def test_console_shows_changed_errors_and_deciding_first(comparison, capsys, mon
     print_console(comparison, brief=True)
     brief = [line.rstrip() for line in capsys.readouterr().out.splitlines()]
     # issue 25: a line breaks between the things that changed, not inside one
-    assert brief[2:4] == ["changed: model 'gpt-a' → 'gpt-b';", "  system prompt sha256:213c22ed → sha256:5499befb"]
+    assert brief[2] == "  errored in head, 2 in base, scored 0"  # the headline's clause (issue 34)
+    assert brief[3:5] == ["changed: model 'gpt-a' → 'gpt-b';", "  system prompt sha256:213c22ed → sha256:5499befb"]
 
 
 def test_nothing_changed_is_said_and_a_name_is_escaped():
@@ -137,7 +138,7 @@ def test_slice_notes_in_markdown_and_html():
     head[20:] += rng.normal(0.0, 0.1, 20).round(3)
     frame = lambda s: pd.DataFrame({"input": [f"q{i}" for i in range(40)], "m": s,  # noqa: E731
                                     "metadata": [{"topic": "same" if i < 20 else "spread"} for i in range(40)]})
-    c = compare_runs(EvalRun.from_frame(frame(base)), EvalRun.from_frame(frame(head)), by="topic")
+    c = compare_runs(*(EvalRun.from_frame(frame(s), directions={"m": True}) for s in (base, head)), by="topic")
     note = "every paired difference is +0.17: tested by the exact sign test, p = 2^(1 − 20)"
     text = comparison_markdown(c)
     assert "| slice | metric | n | base | head | difference | interval | p | adjusted p | verdict | note |" in text

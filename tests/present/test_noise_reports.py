@@ -23,7 +23,7 @@ def run_of(exact: np.ndarray, quality: np.ndarray, run_id: str) -> EvalRun:
     n, k = exact.shape
     frame = pd.DataFrame({"input": np.repeat([f"q{i}" for i in range(n)], k), "trial": np.tile(range(k), n),
                           "exact_match": exact.ravel(), "quality": quality.ravel()})
-    return EvalRun.from_frame(frame, run_id=run_id)
+    return EvalRun.from_frame(frame, run_id=run_id, directions={"exact_match": True, "quality": True})
 
 
 @pytest.fixture(scope="module")

@@ -39,7 +39,9 @@ def runs(metrics: int = METRICS, moved: int = MOVED) -> tuple[EvalRun, EvalRun]:
         else:
             base[name] = rng.normal(0, 1, CASES)
             head[name] = base[name] + np.where(np.arange(CASES) == 0, 0.5, 0.0)
-    return (EvalRun.from_frame(pd.DataFrame(base), name="base"), EvalRun.from_frame(pd.DataFrame(head), name="head"))
+    up = dict.fromkeys(NAMES[:metrics], True)
+    return (EvalRun.from_frame(pd.DataFrame(base), name="base", directions=up),
+            EvalRun.from_frame(pd.DataFrame(head), name="head", directions=up))
 
 
 @pytest.fixture(scope="module")
