@@ -223,6 +223,10 @@ class RunComparison:
     None when every case was taken as independent."""
     clusters: int | None = None
     """The clusters of the matched cases (G); None without ``cluster=``."""
+    reanalysis: str | None = None
+    """Set on :attr:`SequentialComparison.comparison <cogeval.compare.sequential.SequentialComparison.comparison>`:
+    the sentence saying this is a fixed-n reanalysis of the cases run, not the sequential decision (and why the two
+    differ where they do). The headline, and so every report, leads its caveats with it; None otherwise."""
 
     def __post_init__(self) -> None:
         # Each metric reads its improved/regressed cases from these changes (a replaced comparison relinks its own copies).
@@ -424,7 +428,8 @@ def verdict_note(m: MetricComparison) -> str:
 
 
 def headline(comparison: RunComparison) -> str:
-    """The run's verdict in one sentence (see :meth:`RunComparison.headline`), then what weakens it: deciding
+    """The run's verdict in one sentence (see :meth:`RunComparison.headline`), then what weakens it: that it is
+    a reanalysis of a sequential comparison's cases, not its decision (:attr:`RunComparison.reanalysis`), deciding
     metrics shown better or worse whose direction was assumed (nobody gave it), metrics that moved but inform
     because their direction was not given and their names read as costs, deciding ones that are fragile
     (:func:`is_fragile`) or within rerun noise (:func:`_noise_text`), and the cases that errored.
@@ -440,7 +445,8 @@ def headline(comparison: RunComparison) -> str:
     assumed = [m.metric for m in decided if m.direction_assumed]
     withheld = [m.metric for m in comparison.metrics.values() if m.role == "informs" and m.direction_assumed
                 and m.derived_from is None and m.verdict in ("better", "worse")]
-    caveats = [f"assumed higher-is-better (no direction given): {', '.join(assumed)}"] if assumed else []
+    caveats = [comparison.reanalysis] if comparison.reanalysis else []
+    caveats += [f"assumed higher-is-better (no direction given): {', '.join(assumed)}"] if assumed else []
     caveats += [f"not deciding, no direction given: {', '.join(withheld)}"] if withheld else []
     caveats += [f"fragile: {m.metric} is {_fragility_text(m)}" for m in decided if is_fragile(m)]
     caveats += [f"{m.metric}'s {_noise_text(m)}" for m in decided if _noise_text(m)]

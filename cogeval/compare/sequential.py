@@ -52,8 +52,9 @@ import numpy as np
 import pandas as pd
 
 from cogeval import _backend
+from cogeval import _numbers as numbers
 from cogeval._check import check_positive_int, check_seed, describe
-from cogeval._html import html_table, key_value_table, safe_html
+from cogeval._html import escape, html_table, key_value_table, safe_html
 from cogeval.compare.clusters import check_cluster, cluster_labels, cluster_name
 from cogeval.compare.paired import PairedSample, is_binary
 from cogeval.compare.result import RunComparison
@@ -165,6 +166,26 @@ class SequentialComparison:
         through :mod:`cogeval._backend`."""
         return _backend.presenter("plot_sequential")(self)
 
+    def headline(self) -> str:
+        """The sequential decision in one sentence, in the words of :meth:`RunComparison.headline
+        <cogeval.compare.result.RunComparison.headline>`: the verdict, the metrics behind it, where it stopped.
+        ``comparison.headline()`` is the fixed-n reanalysis of the cases run and says so.
+
+        >>> from cogeval import exact_match
+        >>> from cogeval.examples import assistant_v1, assistant_v2, questions
+        >>> compare_sequential(questions(), assistant_v1, assistant_v2, [exact_match()], margin=0.1).headline()
+        'head is better: better on exact_match (sequential, planned confidence sequences; α = 0.05, stopped at 80 cases each side; fixed-n plan 342)'
+        """
+        return _headline(self.decisions, self.verdict, self._where())
+
+    def _where(self) -> str:
+        """``(sequential, planned confidence sequences; α = 0.05, stopped at 80 cases each side; fixed-n plan 342)``."""
+        how = "group-sequential design" if self.method == "group" else f"{self.method} confidence sequences"
+        clustered = "" if self.cluster is None else f", {numbers.count(self.clusters)} clusters by {self.cluster}"
+        plan = "" if self.planned_cases is None else f"; fixed-n plan {numbers.count(self.planned_cases)}"
+        return (f"(sequential, {how}; α = {self.comparison.alpha:g}, stopped at {numbers.count(self.stopped_at)} cases each "
+                f"side{clustered}{plan})")
+
     def __repr__(self) -> str:
         return (f"SequentialComparison(verdict={self.verdict!r}, stopped_at={self.stopped_at}, "
                 f"planned_cases={self.planned_cases}, calls_saved={self.calls_saved})")
@@ -183,7 +204,8 @@ class SequentialComparison:
                                       f"futility {self.design.to_dict()['futility_spending']}")
             fields["inflation factor"] = self.design.inflation_factor
         summary = key_value_table("Sequential comparison", fields)
-        return summary + html_table(self.decisions.to_dict("records"), DECISION_COLUMNS)
+        lead = f'<div class="cogeval">{escape(self.headline())}</div>'
+        return lead + summary + html_table(self.decisions.to_dict("records"), DECISION_COLUMNS)
 
 
 def compare_sequential(
@@ -373,13 +395,65 @@ def compare_sequential(
         needed = [m.n_needed for m in comparison.metrics.values()]
         planned = None if None in needed else max(n for n in needed if n is not None)
         looks_table = pd.DataFrame(columns=LOOK_COLUMNS)
+    table = pd.DataFrame(rows, columns=DECISION_COLUMNS)
+    verdict = overall([row["verdict"] for row in rows])
+    comparison = dataclasses.replace(comparison, reanalysis=_reanalysis(table, verdict, comparison, looks_table,
+                                                                         stopped_at))
     return SequentialComparison(
-        verdict=overall([row["verdict"] for row in rows]), stopped_at=stopped_at, planned_cases=planned,
+        verdict=verdict, stopped_at=stopped_at, planned_cases=planned,
         calls_saved=None if planned is None else 2 * (min(planned, len(cases)) - stopped_at),
         sequence=sequences, comparison=comparison, base=base_run, head=head_run,
-        method=method, decisions=pd.DataFrame(rows, columns=DECISION_COLUMNS), looks=looks_table, design=design,
+        method=method, decisions=table, looks=looks_table, design=design,
         cluster=cluster_name(cluster), clusters=None if codes is None else int(codes[stopped_at - 1]) + 1,
     )
+
+
+def _headline(decisions: pd.DataFrame, verdict: str, where: str) -> str:
+    """The sequential verdict and the metrics behind it, then the metrics it left undecided."""
+    def named(word: str) -> str:
+        return ", ".join(map(str, decisions.loc[decisions["verdict"] == word, "metric"]))
+
+    if verdict == "mixed":
+        sentence = f"mixed: head is better on {named('better')} and worse on {named('worse')} {where}"
+    elif verdict in ("better", "worse"):
+        sentence = f"head is {verdict}: {verdict} on {named(verdict)} {where}"
+    elif verdict == "equivalent":
+        sentence = f"equivalent: every metric is within its margin {where}"
+    else:
+        return f"inconclusive: no metric was shown better, worse or equivalent {where}"
+    undecided = named("inconclusive")
+    return sentence + (f"; undecided: {undecided}" if undecided else "")
+
+
+def _reanalysis(decisions: pd.DataFrame, verdict: str, comparison: RunComparison, looks: pd.DataFrame,
+                cases: int) -> str:
+    """:attr:`RunComparison.reanalysis` of the fixed-n comparison of the cases a sequential comparison ran: it is
+    not the decision, and where a metric's verdicts differ, why (a group design's last look: its z and bound).
+
+    >>> from cogeval import exact_match, contains
+    >>> from cogeval.examples import assistant_v1, assistant_v2, questions
+    >>> r = compare_sequential(questions(), assistant_v1, assistant_v2, [exact_match(), contains()], method="group",
+    ...                        effect=0.1)
+    >>> r.comparison.reanalysis
+    'a fixed-n reanalysis of the 300 cases run, not the sequential decision (better), where contains is inconclusive (z = 2.513 within ±2.681 at the last look): the design splits α over the metrics and spends it over its looks, so its bounds are stricter than a fixed-n test'
+    """
+    text = f"a fixed-n reanalysis of the {numbers.count(cases)} cases run, not the sequential decision ({verdict})"
+    differ = []
+    for row in decisions.itertuples():
+        if row.verdict == comparison.metrics[str(row.metric)].verdict:
+            continue
+        last = looks[looks["metric"] == row.metric].tail(1)
+        where = "" if last.empty or row.verdict != "inconclusive" else (
+            f" (z = {numbers.number(last['statistic'].iloc[0])} within ±{numbers.number(last['efficacy'].iloc[0])} "
+            "at the last look)")
+        differ.append(f"{row.metric} is {row.verdict}{where}")
+    if not differ:
+        return text
+    why = ("the design splits α over the metrics and spends it over its looks, so its bounds are stricter than a "
+           "fixed-n test" if not looks.empty else
+           "its confidence sequences split α over the metrics and hold at every look, so they are wider than a "
+           "fixed-n interval")
+    return f"{text}, where {', '.join(differ)}: {why}"
 
 
 def _check_names(names: Any) -> None:
