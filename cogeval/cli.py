@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import os
 import pathlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from cogeval._numbers import number
@@ -47,18 +48,20 @@ def _say(text: Any, file: TextIO | None = None) -> None:
     print(terminal_text(str(text)), file=file or sys.stdout)
 
 
-def _load(reference: str) -> Any:
+def _load(reference: str, shards: bool = False) -> Any:
     """A run from a run file or another tool's file (:func:`cogeval.importers.read_runs`), or the newest run
-    in a store folder."""
+    in a store folder (a shard run too with ``shards``)."""
     from cogeval import RunStore
     from cogeval.errors import CogevalError
     from cogeval.importers import read_runs
 
     path = _existing(reference)
     if path.is_dir():
-        run = RunStore(path, on_skip=_report_skip).latest()
+        store = RunStore(path, on_skip=_skip_reporter())
+        run = store.latest(shards=shards)
         if run is None:
-            raise CogevalError(f"no run files in folder {reference!r}")
+            found = _shard_runs(store)
+            raise CogevalError(f"{reference!r} holds {found}" if found else f"no run files in folder {reference!r}")
         return run
     runs = read_runs(path)
     if len(runs) > 1:
@@ -66,6 +69,23 @@ def _load(reference: str) -> Any:
         raise CogevalError(f"{reference!r} holds {len(runs)} runs ({names}); `cogeval import {reference} --out runs/` "
                            "saves each as a run file to compare")
     return runs[0]
+
+
+def _shard_runs(store: Any, advice: str = "merge them with `cogeval merge`, or pass --shards") -> str:
+    """``"3 shard runs (shards 0, 1, 3 of 4); merge them with `cogeval merge`, or pass --shards"`` for the shard
+    runs of ``store`` (``suite.run(shard=(i, n))``: parts of a run, which the store does not list as runs), then
+    ``advice``; ``""`` when it has none."""
+    from cogeval._numbers import count
+
+    parts = [s["shard"] for s in store.list(shards=True) if "shard" in s]
+    if not parts:
+        return ""
+    by_count: dict[int, list[int]] = {}
+    for part in parts:
+        by_count.setdefault(part["count"], []).append(part["index"])
+    which = "; ".join(f"shard{'s' if len(found) > 1 else ''} {', '.join(map(str, sorted(found)))} of {total}"
+                      for total, found in by_count.items())
+    return f"{count(len(parts))} shard run{'s' if len(parts) > 1 else ''} ({which}); {advice}"
 
 
 def _existing(reference: str) -> pathlib.Path:
@@ -104,8 +124,16 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report_skip(skip: dict[str, str]) -> None:
-    _say(f"skipped {printable(skip['path'])}: {printable(skip['reason'])}", file=sys.stderr)
+def _skip_reporter() -> Callable[[dict[str, str]], None]:
+    """A store's ``on_skip`` that prints each skipped file once on stderr, however often the command scans."""
+    said: set[str] = set()
+
+    def report(skip: dict[str, str]) -> None:
+        if skip["path"] not in said:
+            said.add(skip["path"])
+            _say(f"skipped {printable(skip['path'])}: {printable(skip['reason'])}", file=sys.stderr)
+
+    return report
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -139,7 +167,7 @@ def _compare(args: argparse.Namespace) -> int:
     from cogeval import compare_runs
     from cogeval.compare.runs import same_run_warnings
 
-    base, head = _load(args.base), _load(args.head)
+    base, head = _load(args.base, args.shards), _load(args.head, args.shards)
     comparison = compare_runs(base, head, alpha=args.alpha, test=args.test,
                               seed=args.seed, metrics=_names(args.metrics), decide_on=_names(args.decide_on),
                               margins=dict(args.margin), cluster=args.cluster)
@@ -211,16 +239,21 @@ def _runs(args: argparse.Namespace) -> int:
         left_out,
         print_lines,
         rendered,
+        wrap_parts,
     )
 
     if not _existing(args.folder).is_dir():
         raise CogevalError(f"{args.folder!r} is a file; `cogeval runs` lists the run files in a folder")
-    summaries = RunStore(args.folder, on_skip=_report_skip).list()
+    store = RunStore(args.folder, on_skip=_skip_reporter())
+    summaries = store.list(shards=args.shards)
     if not summaries:
-        _say(f"no runs in {printable(args.folder)}")
+        shards = "" if args.shards else _shard_runs(store)
+        _say(f"no runs in {printable(args.folder)}" + (f"; it holds {shards}" if shards else ""))
         return 0
+    shards = "" if args.shards else _shard_runs(store, "--shards lists them")
     metrics = list(dict.fromkeys(name for s in summaries for name in s["metrics"]))
-    rows = [{"id": s["id"], "name": _text_or_missing(s["name"]), "started_at": _text_or_missing(s["started_at"]),
+    rows = [{"id": s["id"], "name": _text_or_missing(s["name"]) + _shard_label(s),
+             "started_at": _text_or_missing(s["started_at"]),
              "finished_at": _text_or_missing(s["finished_at"]), "cases": count(s["cases"]),
              **{f"metric:{m}": number(s["metrics"].get(m)) for m in metrics}} for s in summaries]
     columns = [Column("id", justify="left"), Column("name", justify="left", wraps=1),
@@ -233,9 +266,17 @@ def _runs(args: argparse.Namespace) -> int:
         shown, widths = fit_columns(dropping(columns, drops), rows, width)
         console.print(console_table(shown, widths, rows))
         print_lines(console, left_out(columns, shown, width, "cogeval runs --wide shows every column"))
+        if shards:
+            print_lines(console, wrap_parts([f"and {shards}"], width))
 
     _say(rendered(draw, width))
     return 0
+
+
+def _shard_label(summary: dict[str, Any]) -> str:
+    """`` (shard 1 of 4)`` after the name of a shard run in ``cogeval runs --shards``; ``""`` for a run."""
+    shard = summary.get("shard")
+    return "" if shard is None else f" (shard {shard['index']} of {shard['count']})"
 
 
 def _text_or_missing(value: Any) -> str:
@@ -263,7 +304,7 @@ def _show(args: argparse.Namespace) -> int:
     )
     from cogeval.present.run_errors import error_lines
 
-    run = _load(args.run)
+    run = _load(args.run, args.shards)
     for disagreement in run.stored_disagreements():  # what is shown comes from the results and scores
         _say(f"cogeval: warning: run {run.run_id}: {printable(disagreement)}", file=sys.stderr)
     width = console_width(args.wide)
@@ -399,6 +440,8 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--fail-on-regression", action="store_true",
                          help="exit 1 when the verdict of any deciding metric is 'worse', "
                               "2 when no case of base matched a case of head")
+    compare.add_argument("--shards", action="store_true", help="a folder's newest run may be a shard run (suite.run(shard=(i, n)): a part of a run, "
+                                             "left out by default; `cogeval merge` makes the shards one run)")
     compare.set_defaults(handler=_compare)
 
     imports = commands.add_parser("import", help="save the runs of another tool's file as run files "
@@ -414,12 +457,16 @@ def _parser() -> argparse.ArgumentParser:
     runs = commands.add_parser("runs", help="list the runs in a folder, newest first")
     runs.add_argument("folder", help="a store folder of run files")
     runs.add_argument("--wide", action="store_true", help="no width limit: every column (each metric, the times)")
+    runs.add_argument("--shards", action="store_true",
+                      help="list shard runs too (suite.run(shard=(i, n)): parts of a run, each named with its shard)")
     runs.set_defaults(handler=_runs)
 
     show = commands.add_parser("show", help="summarise one run file")
     show.add_argument("run", help="a run file, or a folder of runs (its newest)")
     show.add_argument("--wide", action="store_true",
                       help="no width limit: the whole metadata as JSON, every column of the metric table")
+    show.add_argument("--shards", action="store_true", help="a folder's newest run may be a shard run (suite.run(shard=(i, n)): a part of a run, "
+                                             "left out by default; `cogeval merge` makes the shards one run)")
     show.set_defaults(handler=_show)
 
     merge = commands.add_parser("merge", help="merge the shard runs of one suite run (suite.run(shard=(i, n))) "
@@ -437,8 +484,18 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _replace_unencodable() -> None:
+    """Make stdout and stderr print what their encoding cannot (cp1252 on a redirected Windows console, ASCII
+    under ``LANG=C``) as ``?`` rather than raise ``UnicodeEncodeError`` after the work is done."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, ValueError, OSError):  # not a text stream, or closed
+            if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+                stream.reconfigure(errors="replace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
+    _replace_unencodable()
     args = _parser().parse_args(argv)
     from cogeval.errors import CogevalError
 
