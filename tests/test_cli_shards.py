@@ -31,7 +31,7 @@ def shards(tmp_path_factory):
 
 
 def test_runs_says_the_folder_holds_shard_runs_and_lists_them_with_shards(shards):
-    folder, runs = shards
+    folder, _ = shards
     done = cli("runs", str(folder))
     assert (done.returncode, done.stdout, done.stderr) == (0, f"no runs in {folder}; it holds {SAID}\n", "")
     listed = cli("runs", str(folder), "--shards")
